@@ -1,0 +1,5 @@
+import sys
+
+from posecode_ssg.cli import main
+
+sys.exit(main())

@@ -1,0 +1,84 @@
+"""Command-line entry point: ``posecode-ssg build | serve | check | compile | new | eval``.
+
+Each subcommand is thin: it parses its flags here and hands an
+``argparse.Namespace`` to ``posecode_ssg.commands.<name>.run``, which returns
+the process exit status (0 clean, 1 problems found, 2 usage error).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from posecode_ssg import __version__
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the argparse parser for every subcommand (flags are public contracts)."""
+    parser = argparse.ArgumentParser(
+        prog="posecode-ssg",
+        description="Publish movement libraries written in Posecode v0.4 as static websites.",
+    )
+    parser.add_argument("--version", action="version", version=f"posecode-ssg {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("check", help="validate .posecode files and ```posecode fences like a compiler")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders (.posecode, .md)")
+    p.add_argument("--format", choices=["text", "json"], default="text")
+    p.add_argument("--strict", action="store_true", help="make warnings fail (exit 1)")
+
+    p = sub.add_parser("compile", help="compile one document to motion JSON and/or an SVG poster")
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("--json", action="store_true", help="print the compact motion JSON")
+    p.add_argument("--poster", metavar="OUT.svg", help="write the SVG poster here")
+
+    p = sub.add_parser("build", help="build the static site")
+    p.add_argument("--config", metavar="FILE", help="posecode.toml (default: ./posecode.toml if present)")
+    p.add_argument("--content", metavar="DIR", help="content folder (overrides the config)")
+    p.add_argument("--out", metavar="DIR", help="output folder (default: site/)")
+    p.add_argument("--strict", action="store_true", help="fail on warnings")
+
+    p = sub.add_parser("serve", help="preview the site with live reload")
+    p.add_argument("--config", metavar="FILE")
+    p.add_argument("--content", metavar="DIR")
+    p.add_argument("--watch", dest="watch", action=argparse.BooleanOptionalAction, default=True)
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--open", action="store_true", help="open a browser tab")
+
+    p = sub.add_parser("new", help="scaffold a new movement library")
+    p.add_argument("dir", metavar="DIR")
+
+    p = sub.add_parser("eval", help="sample the real runtime in headless Chromium and report contact fidelity")
+    p.add_argument("paths", nargs="+", metavar="PATH")
+    p.add_argument("--hz", type=float, default=60.0)
+    p.add_argument("--json", action="store_true")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; returns (and exits with) the subcommand's status."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
+        return int(exc.code or 0)
+    if not args.command:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        module = importlib.import_module(f"posecode_ssg.commands.{args.command}")
+    except ModuleNotFoundError as exc:
+        if exc.name and exc.name.startswith("posecode_ssg.commands"):
+            print(f"posecode-ssg: '{args.command}' is not available in this version", file=sys.stderr)
+            return 2
+        raise
+    try:
+        return int(module.run(args))
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
