@@ -1,0 +1,276 @@
+// posecode-ssg live preview client. Injected by `posecode-ssg serve` into the
+// HTML it serves, never written into a built site.
+//
+// Listens to the dev server's Server-Sent Events stream (/__posecode/events):
+//   "hello"  {instance, version, errors}: sent on (re)connect; a different
+//            instance means the server restarted, so the page reloads.
+//   "build"  {version, errors, changes: {reloadAll, pages, figures}}: sent once
+//            per finished build. Figures whose motion changed are swapped in
+//            place (scroll and play state kept); pages that changed otherwise
+//            reload with their scroll position restored.
+// Errors are drawn in an overlay (file:line:col, the source line with a caret,
+// the hint); the next clean build removes it.
+(() => {
+  "use strict";
+  if (window.posecodeLive) return;
+
+  const EVENTS_URL = "/__posecode/events";
+  const SCROLL_KEY = "posecode-live:scroll:" + location.pathname;
+  const live = (window.posecodeLive = {
+    instance: null,
+    version: 0,
+    errors: [],
+    lastAction: null, // "reload" | "figures" | "none"
+    appliedAt: 0, // epoch ms when the last update was applied
+    updates: 0,
+  });
+
+  // ---- scroll position across reloads -----------------------------------
+  function saveScroll() {
+    try {
+      sessionStorage.setItem(SCROLL_KEY, JSON.stringify([window.scrollX, window.scrollY]));
+    } catch (_) {
+      /* storage disabled: the browser's own restoration still applies */
+    }
+  }
+  function restoreScroll(final) {
+    let saved = null;
+    try {
+      saved = JSON.parse(sessionStorage.getItem(SCROLL_KEY) || "null");
+      if (final) sessionStorage.removeItem(SCROLL_KEY);
+    } catch (_) {
+      return;
+    }
+    if (Array.isArray(saved)) window.scrollTo(saved[0], saved[1]);
+  }
+  restoreScroll(false);
+  window.addEventListener("load", () => restoreScroll(true), { once: true });
+
+  function reloadPage() {
+    live.lastAction = "reload";
+    saveScroll();
+    location.reload();
+  }
+
+  // ---- which output file is this tab showing --------------------------------
+  function pageCandidates() {
+    let path = location.pathname;
+    try {
+      path = decodeURIComponent(path);
+    } catch (_) {
+      /* keep the raw path */
+    }
+    path = path.normalize("NFC").replace(/^\/+/, "");
+    if (path === "" || path.endsWith("/")) return [path + "index.html"];
+    return [path, path + "/index.html", path + ".html"];
+  }
+  function pick(list) {
+    for (const candidate of pageCandidates()) if (candidate in list) return list[candidate];
+    return undefined;
+  }
+
+  // ---- in-place figure swap ----------------------------------------------
+  // The runtime's <posecode-figure> reads its motion from an inline
+  // <script type="application/json"> child (or a src attribute). We replace
+  // that data and the static fallbacks (poster, phase list), then ask the
+  // element to reload: its load(motion) method when it has one, else a
+  // cancelable "posecode:update" event it acknowledges with preventDefault().
+  // Returns false when the element cannot update itself (the page reloads).
+  function swapFigure(el, html) {
+    const template = document.createElement("template");
+    template.innerHTML = html.trim();
+    const fresh = template.content.querySelector("posecode-figure");
+    if (!fresh) return false;
+    for (const selector of ["figure.posecode-poster", "ol.posecode-phases"]) {
+      const current = el.querySelector(selector);
+      const next = fresh.querySelector(selector);
+      if (current && next) current.innerHTML = next.innerHTML;
+    }
+    let motion;
+    const nextData = fresh.querySelector('script[type="application/json"]');
+    if (nextData) {
+      const data = el.querySelector('script[type="application/json"]');
+      if (data) data.textContent = nextData.textContent;
+      else el.prepend(nextData.cloneNode(true));
+      try {
+        motion = JSON.parse(nextData.textContent);
+      } catch (_) {
+        return false;
+      }
+    }
+    const src = fresh.getAttribute("src");
+    if (src !== el.getAttribute("src")) {
+      if (src === null) el.removeAttribute("src");
+      else el.setAttribute("src", src);
+    }
+    if (typeof el.load === "function") {
+      el.load(motion);
+      return true;
+    }
+    const event = new CustomEvent("posecode:update", { detail: { motion }, cancelable: true, bubbles: false });
+    el.dispatchEvent(event);
+    return event.defaultPrevented;
+  }
+
+  async function swapFigures(list) {
+    const ready = [];
+    for (const item of list) {
+      const el = document.getElementById(item.id);
+      if (!el || el.localName !== "posecode-figure" || !swapFigure(el, item.html)) return false;
+      if (el.ready && typeof el.ready.then === "function") ready.push(el.ready);
+    }
+    // Count the update as applied once the figures have taken the new motion
+    // (bounded: a runtime that never settles must not hold the bookkeeping).
+    await Promise.race([Promise.allSettled(ready), new Promise((r) => setTimeout(r, 2000))]);
+    return true;
+  }
+
+  // ---- error overlay -------------------------------------------------------
+  const OVERLAY_ID = "posecode-live-overlay";
+  const OVERLAY_CSS = `
+    :host { all: initial; }
+    .backdrop { position: fixed; inset: 0; z-index: 2147483647; background: rgba(15, 17, 21, 0.86);
+      overflow: auto; font: 14px/1.45 ui-monospace, "DejaVu Sans Mono", "Liberation Mono", monospace;
+      color: #e8e6e3; }
+    .panel { max-width: 960px; margin: 48px auto; padding: 20px 24px; background: #1c1f26;
+      border-top: 4px solid #ff5c57; border-radius: 6px; box-shadow: 0 8px 40px rgba(0,0,0,.5); }
+    h1 { font: 600 16px/1.3 system-ui, "DejaVu Sans", sans-serif; margin: 0 0 4px; color: #ff8a80; }
+    .note { font: 13px/1.4 system-ui, "DejaVu Sans", sans-serif; color: #a9b1bd; margin: 0 0 16px; }
+    .problem { margin: 0 0 18px; }
+    .where { color: #8fd3ff; font-weight: 600; }
+    .msg { color: #ffd1cc; }
+    pre { margin: 6px 0; padding: 8px 10px; background: #12141a; border-radius: 4px; white-space: pre;
+      overflow-x: auto; color: #e8e6e3; }
+    .caret { color: #ff5c57; }
+    .hint { color: #b5e48c; }
+    button { position: absolute; top: 56px; right: calc(50% - 468px); font: 13px system-ui, sans-serif;
+      background: #2a2f3a; color: #e8e6e3; border: 1px solid #444b59; border-radius: 4px; padding: 4px 10px;
+      cursor: pointer; }
+    @media (max-width: 1000px) { button { right: 32px; } }
+  `;
+
+  function removeOverlay() {
+    const host = document.getElementById(OVERLAY_ID);
+    if (host) host.remove();
+  }
+
+  function showOverlay(errors, crashed) {
+    removeOverlay();
+    const host = document.createElement("div");
+    host.id = OVERLAY_ID;
+    host.setAttribute("role", "alertdialog");
+    host.setAttribute("aria-label", "Posecode build errors");
+    const root = host.attachShadow({ mode: "open" });
+    const style = document.createElement("style");
+    style.textContent = OVERLAY_CSS;
+    root.append(style);
+    const backdrop = document.createElement("div");
+    backdrop.className = "backdrop";
+    const panel = document.createElement("div");
+    panel.className = "panel";
+    const title = document.createElement("h1");
+    title.textContent = errors.length === 1 ? "1 error" : `${errors.length} errors`;
+    const note = document.createElement("p");
+    note.className = "note";
+    note.textContent = crashed
+      ? "The build failed; the preview keeps showing the last good version. Save a fix to continue."
+      : "The preview keeps showing the last good version of the affected page. Save a fix and this closes.";
+    panel.append(title, note);
+    for (const problem of errors) panel.append(renderProblem(problem));
+    const close = document.createElement("button");
+    close.type = "button";
+    close.textContent = "Dismiss (Esc)";
+    close.addEventListener("click", removeOverlay);
+    backdrop.append(panel, close);
+    root.append(backdrop);
+    document.documentElement.append(host);
+  }
+
+  function renderProblem(problem) {
+    const box = document.createElement("div");
+    box.className = "problem";
+    const head = document.createElement("div");
+    const where = document.createElement("span");
+    where.className = "where";
+    where.textContent = `${problem.file}:${problem.line}:${problem.column}`;
+    const msg = document.createElement("span");
+    msg.className = "msg";
+    msg.textContent = `: ${problem.severity}[${problem.code}]: ${problem.message}`;
+    head.append(where, msg);
+    box.append(head);
+    if (problem.source) {
+      const gutter = `${problem.line} | `;
+      const pre = document.createElement("pre");
+      pre.append(document.createTextNode(gutter + problem.source + "\n"));
+      const caret = document.createElement("span");
+      caret.className = "caret";
+      caret.textContent = " ".repeat(gutter.length + Math.max(problem.column - 1, 0)) + "^";
+      pre.append(caret);
+      box.append(pre);
+    }
+    if (problem.hint) {
+      const hint = document.createElement("div");
+      hint.className = "hint";
+      hint.textContent = `hint: ${problem.hint}`;
+      box.append(hint);
+    }
+    return box;
+  }
+
+  function renderErrors(message) {
+    live.errors = message.errors || [];
+    if (live.errors.length) showOverlay(live.errors, message.crashed);
+    else removeOverlay();
+  }
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape") removeOverlay();
+  });
+
+  // ---- the event stream ---------------------------------------------------
+  function markApplied(action) {
+    live.lastAction = action;
+    live.appliedAt = performance.timeOrigin + performance.now();
+    live.updates += 1;
+    document.dispatchEvent(new CustomEvent("posecode:live-update", { detail: { action, version: live.version } }));
+  }
+
+  async function onBuild(message) {
+    live.version = message.version;
+    const changes = message.changes || {};
+    const pages = Object.fromEntries((changes.pages || []).map((p) => [p, true]));
+    if (changes.reloadAll || pick(pages)) {
+      reloadPage();
+      return;
+    }
+    renderErrors(message);
+    const figures = pick(changes.figures || {});
+    if (figures) {
+      if (!(await swapFigures(figures))) {
+        reloadPage();
+        return;
+      }
+      markApplied("figures");
+      return;
+    }
+    markApplied("none");
+  }
+
+  const source = new EventSource(EVENTS_URL);
+  source.addEventListener("hello", (event) => {
+    const message = JSON.parse(event.data);
+    if (live.instance && live.instance !== message.instance) {
+      reloadPage(); // the server restarted: the site may have changed meanwhile
+      return;
+    }
+    if (live.instance && message.version !== live.version) {
+      reloadPage(); // reconnected after missing builds
+      return;
+    }
+    live.instance = message.instance;
+    live.version = message.version;
+    renderErrors(message);
+  });
+  source.addEventListener("build", (event) => {
+    onBuild(JSON.parse(event.data));
+  });
+})();

@@ -1,0 +1,965 @@
+"""Live preview server: build into a private folder, watch sources, push updates.
+
+Shape (see ../shared/design/browser-stack.md §5, the measured recipe): a small
+Starlette app served by uvicorn, a ``watchfiles.awatch`` task started in the
+app's ``lifespan``, and a Server-Sent Events stream at ``/__posecode/events``.
+A tiny client (``livereload.js``, this folder) is injected into HTML responses
+only by this server; the files the build writes never contain it.
+
+Data flow for one change::
+
+    editor save ─▶ awatch (debounced) ─▶ builder task (one build at a time,
+    the newest change wins) ─▶ build into the private output folder (worker
+    thread) ─▶ snapshot + diff of the served files ─▶ one SSE "build" event
+
+The diff decides what each open tab does: when only the inside of
+``<posecode-figure>`` elements changed, the tab swaps those figures' motion in
+place (scroll and play state kept); any other change to a page reloads that
+page (scroll restored); a changed stylesheet, script or image reloads every
+tab. Build errors are sent with every event and drawn as an overlay; a page
+whose document has errors keeps being served in its last good version (held
+in memory) until the author fixes it.
+
+Page requests wait while a build is running, so a tab that reloads never sees
+a half-written site (the MkDocs dev-server rule).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import html as html_lib
+import json
+import os
+import re
+import socket
+import tempfile
+import threading
+import time
+import unicodedata
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterable
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Protocol
+
+import h11
+import uvicorn
+import watchfiles
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import Receive, Scope, Send
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+#: URL prefix reserved for the dev server's own endpoints (never a site path).
+LIVE_PREFIX = "/__posecode"
+#: The tag injected into every HTML response (and nowhere else).
+CLIENT_TAG = f'<script src="{LIVE_PREFIX}/livereload.js" defer></script>'
+
+#: Content types set explicitly: Python's ``mimetypes`` answers differently
+#: per version and per /etc/mime.types (``.mjs`` is unknown on some systems,
+#: ``.js`` was ``application/javascript`` before 3.12). RFC 9239 names
+#: ``text/javascript`` for both script extensions.
+CONTENT_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".htm": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".mjs": "text/javascript; charset=utf-8",
+    ".json": "application/json",
+    ".svg": "image/svg+xml",
+    ".css": "text/css; charset=utf-8",
+    ".txt": "text/plain; charset=utf-8",
+    ".xml": "application/xml",
+    ".wasm": "application/wasm",
+}
+
+#: Output file suffixes whose change reloads every open tab (shared assets).
+SHARED_ASSET_SUFFIXES = frozenset(
+    {".css", ".js", ".mjs", ".svg", ".png", ".jpg", ".jpeg", ".gif", ".webp", ".avif", ".ico",
+     ".woff", ".woff2", ".ttf", ".otf"}
+)
+#: Output data files that every figure reads (a change reloads every tab).
+SHARED_DATA_NAMES = frozenset({"rig.json"})
+
+#: Names editors and tools write next to a file while saving it: swap files,
+#: backups, lock files, partial downloads. They never trigger a build. (Vim:
+#: ``.x.swp``, ``x~``, ``4913``; Emacs: ``#x#``, ``.#x``; JetBrains:
+#: ``x___jb_tmp___``; Kate: ``.x.kate-swp``; LibreOffice ``.~lock.x#``;
+#: Chrome's File System Access ``.crswap``; generic ``.tmp``, ``.bak``,
+#: ``.orig``, ``.rej``, ``.part``.)
+EDITOR_TEMP_PATTERNS = (
+    r"^\.",  # hidden files and folders, including .#lock, .x.swp, .~lock.x#
+    r"~$",
+    r"^#.*#$",
+    r"\.sw[a-z]$",
+    r"\.sw[a-z]x$",
+    r"___jb_(tmp|old|bak)___$",
+    r"^4913$",
+    r"\.(tmp|temp|bak|orig|rej|part|crswap|kate-swp)$",
+    r"^flycheck_",
+    r"\.py[cod]$",
+)
+
+DIAGNOSTIC_FIELDS = ("file", "line", "column", "severity", "code", "message", "hint", "source")
+
+
+# --------------------------------------------------------------------------- #
+# What serve needs from a project
+# --------------------------------------------------------------------------- #
+
+
+@dataclass
+class Problem:
+    """One diagnostic as the terminal and the browser overlay show it.
+
+    ``file`` is the path as the author would type it (relative to the current
+    directory when possible), ``line``/``column`` are 1-based (0 when
+    unknown), ``source`` is the text of that line of the file (``""`` when it
+    cannot be read).
+    """
+
+    file: str
+    line: int
+    column: int
+    severity: str
+    code: str
+    message: str
+    hint: str | None = None
+    source: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON-ready dict sent to the browser overlay."""
+        return {name: getattr(self, name) for name in DIAGNOSTIC_FIELDS}
+
+    def format(self) -> str:
+        """Return the rustc-style text block: ``file:line:col: severity[code]: message``,
+        the source line with a caret under the column, then ``hint: ...``."""
+        head = f"{self.file}:{self.line}:{self.column}: {self.severity}[{self.code}]: {self.message}"
+        lines = [head]
+        if self.source:
+            gutter = f"{self.line} | "
+            lines.append(f"{gutter}{self.source}")
+            caret_at = max(self.column - 1, 0)
+            lines.append(" " * (len(gutter) + caret_at) + "^")
+        if self.hint:
+            lines.append(f"hint: {self.hint}")
+        return "\n".join(lines)
+
+
+@dataclass
+class BuildReport:
+    """The outcome of one build, in the terms the dev server needs.
+
+    ``errors``/``warnings``: the build's diagnostics. ``error_pages``: output
+    paths (relative to the output root, ``/``-separated) of pages whose
+    document has errors — the server keeps their last good version.
+    ``crashed``: a one-line description when the build raised instead of
+    finishing (the previous output is kept untouched). ``seconds``: wall time.
+    """
+
+    errors: list[Problem] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
+    error_pages: set[str] = field(default_factory=set)
+    crashed: str | None = None
+    seconds: float = 0.0
+
+
+class PreviewSource(Protocol):
+    """The project side of the dev server (the real one is ``ProjectSource``).
+
+    ``watch_dirs()`` lists folders watched recursively (content, theme);
+    ``watch_files()`` lists single files (the config) — watched through their
+    parent folder so an atomic save (rename over the file) is still seen.
+    ``reload()`` re-reads the configuration (called before a build when a
+    watched file changed); ``build(out_dir)`` builds the whole site into
+    ``out_dir`` (incrementally when it can) and never raises for content
+    errors.
+    """
+
+    def watch_dirs(self) -> list[Path]: ...
+
+    def watch_files(self) -> list[Path]: ...
+
+    def reload(self) -> None: ...
+
+    def build(self, out_dir: Path) -> BuildReport: ...
+
+
+# --------------------------------------------------------------------------- #
+# Snapshots of the served files and what changed between two of them
+# --------------------------------------------------------------------------- #
+
+_FIGURE_RE = re.compile(r"<posecode-figure\b([^>]*)>(.*?)</posecode-figure>", re.DOTALL | re.IGNORECASE)
+_ID_RE = re.compile(r"""\bid\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.IGNORECASE)
+
+
+def split_figures(page_html: str) -> tuple[str, list[tuple[str, str]]]:
+    """Split a page into its skeleton and its figures.
+
+    Returns ``(skeleton, [(figure_id, figure_outer_html), ...])`` where the
+    skeleton is the page with each ``<posecode-figure>``'s content removed
+    (its opening tag kept, so a changed caption or attribute counts as a page
+    change). Figures without an ``id`` get ``""``. The runtime contract
+    (contracts.md) escapes ``<`` inside the inline motion JSON, so a figure
+    never contains a literal ``</posecode-figure>``.
+    """
+    figures: list[tuple[str, str]] = []
+
+    def _strip(match: re.Match[str]) -> str:
+        attrs = match.group(1)
+        found = _ID_RE.search(attrs)
+        fig_id = html_lib.unescape(next(g for g in found.groups() if g is not None)) if found else ""
+        figures.append((fig_id, match.group(0)))
+        return f"<posecode-figure{attrs}></posecode-figure>"
+
+    skeleton = _FIGURE_RE.sub(_strip, page_html)
+    return skeleton, figures
+
+
+@dataclass
+class Snapshot:
+    """Digests of every served file plus the text of every HTML page.
+
+    Keys are output paths relative to the site root with ``/`` separators.
+    """
+
+    digests: dict[str, str] = field(default_factory=dict)
+    pages: dict[str, str] = field(default_factory=dict)
+
+
+def take_snapshot(root: Path, overrides: dict[str, bytes] | None = None) -> Snapshot:
+    """Read the tree under ``root`` (symlinks not followed) into a ``Snapshot``.
+
+    ``overrides`` maps output paths to the bytes actually served instead of
+    the file on disk (last good versions of pages with errors).
+    """
+    overrides = overrides or {}
+    snap = Snapshot()
+    if not root.is_dir():
+        return snap
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        for name in sorted(filenames):
+            full = Path(dirpath, name)
+            rel = full.relative_to(root).as_posix()
+            try:
+                data = overrides[rel] if rel in overrides else full.read_bytes()
+            except OSError:
+                continue
+            snap.digests[rel] = hashlib.blake2b(data, digest_size=16).hexdigest()
+            if rel.endswith((".html", ".htm")):
+                snap.pages[rel] = data.decode("utf-8", errors="replace")
+    return snap
+
+
+@dataclass
+class SiteChanges:
+    """What open tabs must do after a build.
+
+    ``reload_all``: a shared asset changed, every tab reloads. ``pages``:
+    output paths of pages that changed in ways other than figure content, or
+    appeared, or disappeared (tabs on them reload). ``figures``: output path
+    -> list of ``{"id", "html"}`` for figures whose content changed while the
+    rest of the page did not (tabs swap them in place).
+    """
+
+    reload_all: bool = False
+    pages: list[str] = field(default_factory=list)
+    figures: dict[str, list[dict[str, str]]] = field(default_factory=dict)
+
+    @property
+    def empty(self) -> bool:
+        """True when no tab needs to do anything."""
+        return not (self.reload_all or self.pages or self.figures)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON-ready form sent in the SSE ``build`` event."""
+        return {"reloadAll": self.reload_all, "pages": self.pages, "figures": self.figures}
+
+
+def diff_snapshots(old: Snapshot, new: Snapshot) -> SiteChanges:
+    """Compare two snapshots and classify every difference (see ``SiteChanges``)."""
+    changes = SiteChanges()
+    for rel in sorted(set(old.digests) | set(new.digests)):
+        if old.digests.get(rel) == new.digests.get(rel):
+            continue
+        suffix = os.path.splitext(rel)[1].lower()
+        name = rel.rsplit("/", 1)[-1]
+        if rel in old.pages or rel in new.pages:
+            if rel not in old.pages or rel not in new.pages:
+                changes.pages.append(rel)
+                continue
+            old_skel, old_figs = split_figures(old.pages[rel])
+            new_skel, new_figs = split_figures(new.pages[rel])
+            same_shape = old_skel == new_skel and [f[0] for f in old_figs] == [f[0] for f in new_figs]
+            swaps = [
+                {"id": fid, "html": fhtml}
+                for (fid, fhtml), (_, ohtml) in zip(new_figs, old_figs)
+                if fhtml != ohtml
+            ]
+            if same_shape and swaps and all(s["id"] for s in swaps):
+                changes.figures[rel] = swaps
+            else:
+                changes.pages.append(rel)
+        elif suffix in SHARED_ASSET_SUFFIXES or name in SHARED_DATA_NAMES:
+            changes.reload_all = True
+        # Other data (search index, sitemap, feeds) is fetched fresh when used.
+    return changes
+
+
+# --------------------------------------------------------------------------- #
+# File watching
+# --------------------------------------------------------------------------- #
+
+
+class SourceFilter(watchfiles.DefaultFilter):
+    """watchfiles filter for content and theme folders: ignores editor swap,
+    backup and lock files (``EDITOR_TEMP_PATTERNS``) and the given paths
+    (the output and cache folders, when they sit inside a watched folder)."""
+
+    ignore_entity_patterns = EDITOR_TEMP_PATTERNS
+
+
+# --------------------------------------------------------------------------- #
+# The live site: builder task, watcher task, subscribers
+# --------------------------------------------------------------------------- #
+
+
+@dataclass
+class ServeOptions:
+    """Tuning of the watcher and builder.
+
+    ``debounce_ms``: longest time watchfiles groups a continuous stream of
+    changes before yielding; ``step_ms``: quiet time after the last change
+    before it yields (watchfiles' ``debounce``/``step``). ``quiet``: no
+    terminal output (tests).
+    """
+
+    debounce_ms: int = 400
+    step_ms: int = 30
+    quiet: bool = False
+    request_wait_s: float = 30.0
+
+
+class LiveSite:
+    """Owns the private output folder, the build loop, the watcher and the SSE subscribers.
+
+    ``source``: the project (``PreviewSource``). ``out_dir``: private output
+    folder (created; a fresh temporary folder when ``None``). The object is
+    driven from one asyncio loop: ``start()`` runs the first build and starts
+    the tasks, ``stop()`` ends them.
+    """
+
+    def __init__(
+        self,
+        source: PreviewSource,
+        *,
+        out_dir: Path | None = None,
+        watch: bool = True,
+        options: ServeOptions | None = None,
+        log: Callable[[str], None] | None = None,
+    ) -> None:
+        self.source = source
+        self.options = options or ServeOptions()
+        self._tmp: tempfile.TemporaryDirectory[str] | None = None
+        if out_dir is None:
+            self._tmp = tempfile.TemporaryDirectory(prefix="posecode-serve-")
+            out_dir = Path(self._tmp.name) / "site"
+        self.out_dir = Path(out_dir)
+        self.out_dir.parent.mkdir(parents=True, exist_ok=True)
+        self.watch = watch
+        self.instance = uuid.uuid4().hex[:12]
+        self.version = 0
+        self.builds = 0
+        self.report = BuildReport()
+        self.overrides: dict[str, bytes] = {}
+        self._last_good: dict[str, bytes] = {}
+        self._snapshot = Snapshot()
+        self._subscribers: set[asyncio.Queue[dict[str, Any] | None]] = set()
+        self._pending: set[str] = set()
+        self._wake: asyncio.Event | None = None
+        self._idle: asyncio.Event | None = None
+        self._stop: asyncio.Event | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+        self._printed_errors: list[str] = []
+        self._log = log or (lambda text: print(text, flush=True))
+        self.last_event: dict[str, Any] | None = None
+
+    # -- lifecycle ---------------------------------------------------------
+
+    async def start(self) -> None:
+        """Run the first build, then start the builder (and watcher) tasks."""
+        self._wake = asyncio.Event()
+        self._idle = asyncio.Event()
+        self._stop = asyncio.Event()
+        await self._build_and_publish(reload_config=False, first=True)
+        self._idle.set()
+        self._tasks.append(asyncio.create_task(self._build_loop(), name="posecode-builder"))
+        if self.watch:
+            self._tasks.append(asyncio.create_task(self._watch_loop(), name="posecode-watcher"))
+
+    async def stop(self) -> None:
+        """Stop the tasks, close every SSE stream and delete the private output."""
+        if self._stop is not None:
+            self._stop.set()
+        for queue in list(self._subscribers):
+            queue.put_nowait(None)
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self._tasks.clear()
+        if self._tmp is not None:
+            with contextlib.suppress(OSError):
+                self._tmp.cleanup()
+
+    def notify_changes(self, paths: Iterable[str]) -> None:
+        """Queue changed source paths for the builder (the watcher calls this;
+        tests may too). The newest state of the files is what gets built."""
+        self._pending.update(paths)
+        if self._wake is not None:
+            self._wake.set()
+
+    async def wait_idle(self) -> None:
+        """Wait (bounded by ``request_wait_s``) until no build is running."""
+        if self._idle is None or self._idle.is_set():
+            return
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(self._idle.wait(), self.options.request_wait_s)
+
+    # -- building ----------------------------------------------------------
+
+    async def _build_loop(self) -> None:
+        assert self._wake is not None and self._idle is not None
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            changed, self._pending = self._pending, set()
+            self._idle.clear()
+            try:
+                config_paths = {str(p) for p in self.source.watch_files()}
+                await self._build_and_publish(
+                    reload_config=bool(changed & config_paths),
+                    superseded=lambda: self._wake.is_set(),  # type: ignore[union-attr]
+                )
+            finally:
+                if not self._wake.is_set():
+                    self._idle.set()
+
+    async def _build_and_publish(
+        self,
+        *,
+        reload_config: bool,
+        first: bool = False,
+        superseded: Callable[[], bool] = lambda: False,
+    ) -> None:
+        report, snapshot = await asyncio.to_thread(self._build_in_thread, reload_config)
+        self.builds += 1
+        if superseded() and report.crashed is None:
+            # A newer change is already queued and its build will publish;
+            # tabs are told once, about the newest output, diffed against
+            # what they were last told.
+            return
+        changes = diff_snapshots(self._snapshot, snapshot) if not first else SiteChanges()
+        self._snapshot = snapshot
+        self.report = report
+        self.version += 1
+        self._print_report(report, first=first, changes=changes)
+        event = {
+            "type": "build",
+            "instance": self.instance,
+            "version": self.version,
+            "errors": [p.to_dict() for p in report.errors],
+            "crashed": report.crashed,
+            "changes": changes.to_dict(),
+            "seconds": round(report.seconds, 4),
+        }
+        self.last_event = event
+        for queue in list(self._subscribers):
+            queue.put_nowait(event)
+
+    def _build_in_thread(self, reload_config: bool) -> tuple[BuildReport, Snapshot]:
+        started = time.perf_counter()
+        try:
+            if reload_config:
+                self.source.reload()
+            report = self.source.build(self.out_dir)
+        except Exception as exc:  # a crash in the build must never end the server
+            report = BuildReport(crashed=f"{type(exc).__name__}: {exc}")
+            report.errors.append(
+                Problem(file=_display_path(getattr(exc, "path", "") or "(build)"),
+                        line=int(getattr(exc, "line", 0) or 0), column=int(getattr(exc, "column", 0) or 0),
+                        severity="error", code=getattr(exc, "code", None) or "build-failed",
+                        message=str(exc) or type(exc).__name__, hint=getattr(exc, "hint", None))
+            )
+            report.error_pages = set()
+        report.seconds = time.perf_counter() - started
+        # Last good versions: a page whose document has errors keeps being
+        # served as it was before the error (while one exists).
+        overrides: dict[str, bytes] = {}
+        if report.crashed is None:
+            for rel in sorted(report.error_pages):
+                if rel in self._last_good and (self.out_dir / rel).is_file():
+                    overrides[rel] = self._last_good[rel]
+            for dirpath, _dirs, files in os.walk(self.out_dir):
+                for name in files:
+                    if name.endswith((".html", ".htm")):
+                        rel = Path(dirpath, name).relative_to(self.out_dir).as_posix()
+                        if rel not in report.error_pages:
+                            with contextlib.suppress(OSError):
+                                self._last_good[rel] = Path(dirpath, name).read_bytes()
+        else:
+            overrides = dict(self.overrides)
+        self.overrides = overrides
+        return report, take_snapshot(self.out_dir, overrides)
+
+    def _print_report(self, report: BuildReport, *, first: bool, changes: SiteChanges) -> None:
+        if self.options.quiet:
+            return
+        ms = report.seconds * 1000
+        blocks = [p.format() for p in report.errors]
+        if report.crashed and not report.errors:
+            blocks.append(f"error: build failed: {report.crashed}")
+        if first:
+            for warning in report.warnings:
+                self._log(warning.format())
+        if blocks != self._printed_errors or first:
+            for block in blocks:
+                self._log(block)
+        if report.errors:
+            kept = " (serving the last good version)" if (report.crashed or report.error_pages) else ""
+            self._log(f"build {self.version}: {len(report.errors)} error(s) in {ms:.0f} ms{kept}")
+        elif self._printed_errors:
+            self._log(f"build {self.version}: fixed, no errors ({ms:.0f} ms)")
+        else:
+            what = "initial build" if first else _describe_changes(changes)
+            self._log(f"build {self.version}: {what} ({ms:.0f} ms)")
+        self._printed_errors = blocks
+
+    # -- watching ----------------------------------------------------------
+
+    async def _watch_loop(self) -> None:
+        assert self._stop is not None
+        dirs = [d for d in self.source.watch_dirs() if d.is_dir()]
+        files = list(self.source.watch_files())
+        watchers = []
+        if dirs:
+            watchers.append(self._watch(dirs, recursive=True, keep=None))
+        parents = sorted({f.parent for f in files if f.parent.is_dir()})
+        if parents:
+            watchers.append(self._watch(parents, recursive=False, keep={str(f) for f in files}))
+        if watchers:
+            await asyncio.gather(*watchers)
+
+    async def _watch(self, roots: list[Path], *, recursive: bool, keep: set[str] | None) -> None:
+        assert self._stop is not None
+        ignore = [str(self.out_dir.parent)]
+        watch_filter = SourceFilter(ignore_paths=ignore)
+        async for batch in watchfiles.awatch(
+            *roots,
+            watch_filter=watch_filter,
+            debounce=self.options.debounce_ms,
+            step=self.options.step_ms,
+            stop_event=self._stop,
+            recursive=recursive,
+            raise_interrupt=False,
+        ):
+            paths = {path for _change, path in batch}
+            if keep is not None:
+                paths &= keep
+            if paths:
+                self.notify_changes(paths)
+
+    # -- subscribers -------------------------------------------------------
+
+    def subscribe(self) -> asyncio.Queue[dict[str, Any] | None]:
+        """Register an SSE client; the first item is the current state."""
+        queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        queue.put_nowait(self.hello())
+        self._subscribers.add(queue)
+        return queue
+
+    def unsubscribe(self, queue: asyncio.Queue[dict[str, Any] | None]) -> None:
+        """Forget an SSE client."""
+        self._subscribers.discard(queue)
+
+    @property
+    def subscriber_count(self) -> int:
+        """Number of connected SSE clients."""
+        return len(self._subscribers)
+
+    def hello(self) -> dict[str, Any]:
+        """The state a newly connected tab starts from (errors for the overlay)."""
+        return {
+            "type": "hello",
+            "instance": self.instance,
+            "version": self.version,
+            "errors": [p.to_dict() for p in self.report.errors],
+            "crashed": self.report.crashed,
+        }
+
+
+def _describe_changes(changes: SiteChanges) -> str:
+    if changes.empty:
+        return "no visible change"
+    parts = []
+    if changes.reload_all:
+        parts.append("assets changed, reloading every tab")
+    if changes.pages:
+        parts.append(f"{len(changes.pages)} page(s) changed")
+    if changes.figures:
+        count = sum(len(v) for v in changes.figures.values())
+        parts.append(f"{count} figure(s) updated in place")
+    return ", ".join(parts)
+
+
+def _display_path(path: str | os.PathLike[str]) -> str:
+    """Return ``path`` relative to the current directory when it is inside it."""
+    text = os.fspath(path)
+    with contextlib.suppress(ValueError):
+        rel = os.path.relpath(text)
+        if not rel.startswith(".."):
+            return rel
+    return text
+
+
+def read_source_line(path: str | os.PathLike[str], line: int) -> str:
+    """Return line ``line`` (1-based) of a UTF-8 text file without its newline, ``""`` if unreadable."""
+    if line < 1:
+        return ""
+    try:
+        with open(path, encoding="utf-8-sig", errors="replace") as handle:
+            for number, text in enumerate(handle, start=1):
+                if number == line:
+                    return text.rstrip("\r\n")
+    except OSError:
+        return ""
+    return ""
+
+
+# --------------------------------------------------------------------------- #
+# HTTP: static files of the private output, client injection, SSE
+# --------------------------------------------------------------------------- #
+
+
+def inject_client(page: bytes) -> bytes:
+    """Insert ``CLIENT_TAG`` before the last ``</body>`` (or append it)."""
+    tag = CLIENT_TAG.encode()
+    lower = page.lower()
+    at = lower.rfind(b"</body>")
+    if at < 0:
+        return page + tag
+    return page[:at] + tag + page[at:]
+
+
+class SiteFiles(StaticFiles):
+    """Starlette ``StaticFiles`` over the private output, for a dev server.
+
+    Starlette already refuses ``..`` (normalised away), absolute paths and
+    symlinks resolving outside the folder (``follow_symlink=False`` compares
+    real paths). Added here: waiting for a running build, the live-reload
+    client injected into HTML, the last good version of pages with errors,
+    explicit content types, ``no-cache`` everywhere, and 404 pages that also
+    carry the client (so a tab on a deleted page comes back when it returns).
+    """
+
+    def __init__(self, live: LiveSite) -> None:
+        super().__init__(directory=live.out_dir, html=True, check_dir=False)
+        self.live = live
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            await self.live.wait_idle()
+        await super().__call__(scope, receive, send)
+
+    async def get_response(self, path: str, scope: Scope) -> Response:
+        try:
+            response = await super().get_response(path, scope)
+        except HTTPException as exc:
+            if exc.status_code != 404:
+                raise
+            # A decomposed (NFD) spelling of a composed file name, as some
+            # tools and macOS send it, names the same page.
+            alt = unicodedata.normalize("NFC", path)
+            if alt != path:
+                with contextlib.suppress(HTTPException):
+                    return await super().get_response(alt, scope)
+            return self._not_found()
+        if response.status_code == 404:
+            return self._not_found()
+        return response
+
+    def _not_found(self) -> Response:
+        page = b"<!doctype html><meta charset=utf-8><title>Not found</title><body><h1>404 Not found</h1></body>"
+        custom = self.live.out_dir / "404.html"
+        with contextlib.suppress(OSError):
+            page = custom.read_bytes()
+        return Response(inject_client(page), status_code=404, media_type="text/html; charset=utf-8",
+                        headers={"Cache-Control": "no-store"})
+
+    def file_response(
+        self, full_path: str | os.PathLike[str], stat_result: os.stat_result, scope: Scope, status_code: int = 200
+    ) -> Response:
+        suffix = os.path.splitext(os.fspath(full_path))[1].lower()
+        if suffix in (".html", ".htm"):
+            rel = Path(full_path).relative_to(Path(self.live.out_dir).resolve()).as_posix()
+            body = self.live.overrides.get(rel)
+            if body is None:
+                try:
+                    body = Path(full_path).read_bytes()
+                except OSError:
+                    return self._not_found()
+            return Response(inject_client(body), status_code=status_code, media_type=CONTENT_TYPES[".html"],
+                            headers={"Cache-Control": "no-store"})
+        response = super().file_response(full_path, stat_result, scope, status_code)
+        if suffix in CONTENT_TYPES:
+            response.headers["content-type"] = CONTENT_TYPES[suffix]
+        response.headers["cache-control"] = "no-cache"
+        response.headers["x-content-type-options"] = "nosniff"
+        return response
+
+
+def _client_script() -> bytes:
+    return resources.files("posecode_ssg.site").joinpath("livereload.js").read_bytes()
+
+
+def create_app(live: LiveSite, *, allowed_hosts: list[str] | None = None, on_ready: Callable[[], None] | None = None
+               ) -> Starlette:
+    """Build the Starlette app serving ``live``.
+
+    Routes: ``/__posecode/livereload.js`` (the client), ``/__posecode/events``
+    (SSE: a ``hello`` event, then one ``build`` event per published build, a
+    ``: ping`` comment every 15 s), ``/__posecode/state`` (JSON: version,
+    build count, errors), everything else from the private output folder.
+    ``allowed_hosts``: Host header values accepted (DNS-rebinding guard when
+    bound to loopback); ``None`` accepts any.
+    """
+    client = _client_script()
+
+    async def client_js(_request: Request) -> Response:
+        return Response(client, media_type=CONTENT_TYPES[".js"], headers={"Cache-Control": "no-cache"})
+
+    async def state(_request: Request) -> Response:
+        return JSONResponse({**live.hello(), "builds": live.builds, "subscribers": live.subscriber_count},
+                            headers={"Cache-Control": "no-store"})
+
+    async def events(request: Request) -> Response:
+        queue = live.subscribe()
+
+        async def stream() -> AsyncIterator[str]:
+            try:
+                yield "retry: 500\n\n"
+                while True:
+                    try:
+                        item = await asyncio.wait_for(queue.get(), 15.0)
+                    except asyncio.TimeoutError:
+                        yield ": ping\n\n"
+                        continue
+                    if item is None:
+                        return
+                    yield f"event: {item['type']}\ndata: {json.dumps(item, ensure_ascii=False)}\n\n"
+            finally:
+                live.unsubscribe(queue)
+
+        return StreamingResponse(stream(), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        await live.start()
+        if on_ready is not None:
+            on_ready()
+        try:
+            yield
+        finally:
+            await live.stop()
+
+    middleware = []
+    if allowed_hosts is not None:
+        middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts))
+    return Starlette(
+        routes=[
+            Route(f"{LIVE_PREFIX}/livereload.js", client_js),
+            Route(f"{LIVE_PREFIX}/events", events),
+            Route(f"{LIVE_PREFIX}/state", state),
+            Mount("/", app=SiteFiles(live)),
+        ],
+        lifespan=lifespan,
+        middleware=middleware,
+    )
+
+
+# --------------------------------------------------------------------------- #
+# uvicorn glue
+# --------------------------------------------------------------------------- #
+
+
+class RawUTF8H11Protocol(H11Protocol):
+    """uvicorn's h11 protocol, also accepting raw (unencoded) UTF-8 request paths.
+
+    RFC 9112 allows only visible ASCII in a request-target, and h11 answers
+    400 to anything else; browsers always percent-encode, but command-line
+    tools and scripts do not (sv-unicode-space-paths asks both forms to
+    work). Before h11 sees a new request line, bytes >= 0x80 in it are
+    percent-encoded, which is exactly what a browser would have sent.
+    """
+
+    def data_received(self, data: bytes) -> None:
+        if self.conn.their_state is h11.IDLE:
+            end = data.find(b"\n")
+            line, rest = (data, b"") if end < 0 else (data[: end + 1], data[end + 1 :])
+            if any(byte >= 0x80 for byte in line):
+                data = b"".join(b"%%%02X" % byte if byte >= 0x80 else bytes([byte]) for byte in line) + rest
+        super().data_received(data)
+
+
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1", "[::1]")
+
+
+def open_socket(host: str, port: int) -> socket.socket:
+    """Bind a listening TCP socket on ``host``:``port`` (0 picks a free port).
+
+    Raises ``OSError`` with the OS reason (e.g. address in use).
+    """
+    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    family, kind, proto, _name, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+        sock.listen(128)
+    except OSError:
+        sock.close()
+        raise
+    sock.set_inheritable(True)
+    return sock
+
+
+def make_server(live: LiveSite, sock: socket.socket, *, on_ready: Callable[[], None] | None = None) -> uvicorn.Server:
+    """Return a uvicorn server for ``live`` on the already bound ``sock``.
+
+    ``timeout_graceful_shutdown=1``: without it uvicorn waits for open SSE
+    streams and Ctrl-C hangs (browser-stack.md §5).
+    """
+    host = sock.getsockname()[0]
+    allowed = list(LOOPBACK_NAMES) if host in ("127.0.0.1", "::1") else None
+    app = create_app(live, allowed_hosts=allowed, on_ready=on_ready)
+    config = uvicorn.Config(
+        app,
+        http=RawUTF8H11Protocol,
+        lifespan="on",
+        log_level="warning",
+        access_log=False,
+        timeout_graceful_shutdown=1,
+        ws="none",
+    )
+    return uvicorn.Server(config)
+
+
+def server_url(sock: socket.socket, host: str) -> str:
+    """The http URL a browser should open for a socket bound to ``host``."""
+    port = sock.getsockname()[1]
+    shown = host
+    if host in ("0.0.0.0", "", "::"):
+        shown = "127.0.0.1"
+    if ":" in shown and not shown.startswith("["):
+        shown = f"[{shown}]"
+    return f"http://{shown}:{port}/"
+
+
+class ThreadedServer:
+    """Run a ``LiveSite`` on a background thread (tests, benchmarks).
+
+    ``with ThreadedServer(live) as url: ...`` starts the server on an
+    ephemeral loopback port, waits for the first build, and stops it (and the
+    watcher) on exit.
+    """
+
+    def __init__(self, live: LiveSite, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.live = live
+        self.sock = open_socket(host, port)
+        self.url = server_url(self.sock, host)
+        self._ready = threading.Event()
+        self.server = make_server(live, self.sock, on_ready=self._ready.set)
+        self.server.config.install_signal_handlers = False  # type: ignore[attr-defined]
+        self._thread = threading.Thread(target=self._run, name="posecode-serve", daemon=True)
+        self.error: BaseException | None = None
+
+    def _run(self) -> None:
+        try:
+            self.server.run(sockets=[self.sock])
+        except BaseException as exc:  # surfaced by __enter__
+            self.error = exc
+            self._ready.set()
+
+    def __enter__(self) -> str:
+        self._thread.start()
+        if not self._ready.wait(60) or self.error is not None:
+            raise RuntimeError(f"dev server did not start: {self.error!r}")
+        return self.url
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self._thread.join(15)
+        self.sock.close()
+
+
+def run_server(
+    live: LiveSite, *, host: str, port: int, open_browser: bool = False, log: Callable[[str], None] | None = None
+) -> int:
+    """Serve ``live`` until Ctrl-C / SIGTERM; returns the exit status (2 when the port cannot be bound)."""
+    say = log or (lambda text: print(text, flush=True))
+    try:
+        sock = open_socket(host, port)
+    except OSError as exc:
+        say(f"posecode-ssg serve: cannot listen on {host}:{port}: {exc.strerror or exc}"
+            f" (try another --port, or --port 0 for any free port)")
+        return 2
+    url = server_url(sock, host)
+
+    def ready() -> None:
+        say(f"Serving on {url}  (watching: {'on' if live.watch else 'off'}; press Ctrl-C to stop)")
+        if host not in LOOPBACK_NAMES:
+            say(f"warning: listening on {host}: the preview is reachable from other machines")
+        if open_browser:
+            import webbrowser
+
+            threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
+
+    server = make_server(live, sock, on_ready=ready)
+    try:
+        server.run(sockets=[sock])
+    finally:
+        sock.close()
+    say("Stopped.")
+    return 0
+
+
+__all__ = [
+    "BuildReport",
+    "CLIENT_TAG",
+    "LiveSite",
+    "PreviewSource",
+    "Problem",
+    "ServeOptions",
+    "SiteChanges",
+    "Snapshot",
+    "SourceFilter",
+    "ThreadedServer",
+    "create_app",
+    "diff_snapshots",
+    "inject_client",
+    "read_source_line",
+    "run_server",
+    "split_figures",
+    "take_snapshot",
+]

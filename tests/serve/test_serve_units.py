@@ -1,0 +1,130 @@
+"""Unit tests of the dev server's pure parts: figure split, output diff,
+client injection, editor-file filter, diagnostic formatting."""
+
+from __future__ import annotations
+
+import pytest
+from watchfiles import Change
+
+from posecode_ssg.site.serve import (
+    CLIENT_TAG,
+    Problem,
+    Snapshot,
+    SourceFilter,
+    diff_snapshots,
+    inject_client,
+    split_figures,
+)
+
+
+def figure(fig_id: str, motion: str, title: str = "Squat") -> str:
+    return (
+        f'<posecode-figure id="{fig_id}" data-title="{title}" autoplay>'
+        f'<script type="application/json">{motion}</script>'
+        f'<figure class="posecode-poster"><svg><title>{title}</title></svg></figure>'
+        f'<ol class="posecode-phases"><li>Down</li></ol></posecode-figure>'
+    )
+
+
+def page(body: str) -> str:
+    return f"<!doctype html><html><head><title>t</title></head><body><main>{body}</main></body></html>"
+
+
+def snap(files: dict[str, str]) -> Snapshot:
+    s = Snapshot()
+    for rel, text in files.items():
+        s.digests[rel] = str(hash(text))
+        if rel.endswith(".html"):
+            s.pages[rel] = text
+    return s
+
+
+def test_split_figures_keeps_opening_tags_and_ids():
+    html = page("<p>a</p>" + figure("fig-1", '{"d":1}') + "<p>b</p>" + figure("squat-2", '{"d":2}'))
+    skeleton, figures = split_figures(html)
+    assert [fid for fid, _ in figures] == ["fig-1", "squat-2"]
+    assert '{"d":1}' in figures[0][1] and '{"d":2}' in figures[1][1]
+    assert '{"d"' not in skeleton
+    assert '<posecode-figure id="fig-1" data-title="Squat" autoplay></posecode-figure>' in skeleton
+    assert "<p>a</p>" in skeleton and "<p>b</p>" in skeleton
+
+
+def test_diff_figure_only_change_is_swapped_in_place():
+    old = snap({"a/index.html": page("<p>x</p>" + figure("f1", '{"q":1}') + figure("f2", '{"q":5}'))})
+    new = snap({"a/index.html": page("<p>x</p>" + figure("f1", '{"q":2}') + figure("f2", '{"q":5}'))})
+    changes = diff_snapshots(old, new)
+    assert not changes.reload_all and changes.pages == []
+    assert [f["id"] for f in changes.figures["a/index.html"]] == ["f1"]
+    assert '{"q":2}' in changes.figures["a/index.html"][0]["html"]
+
+
+@pytest.mark.parametrize(
+    "new_body",
+    [
+        "<p>y</p>" + figure("f1", '{"q":1}'),  # text edit
+        "<p>x</p>" + figure("f1", '{"q":2}', title="Lunge"),  # caption (opening tag) changed
+        "<p>x</p>" + figure("f1", '{"q":1}') + figure("f2", "{}"),  # a figure added
+        "<p>x</p>" + figure("g1", '{"q":2}'),  # figure renamed (id changed)
+    ],
+)
+def test_diff_other_page_changes_reload_the_page(new_body):
+    old = snap({"index.html": page("<p>x</p>" + figure("f1", '{"q":1}')), "other.html": page("o")})
+    new = snap({"index.html": page(new_body), "other.html": page("o")})
+    changes = diff_snapshots(old, new)
+    assert changes.pages == ["index.html"]
+    assert changes.figures == {} and not changes.reload_all
+
+
+def test_diff_pages_added_and_removed_and_assets():
+    old = snap({"a.html": page("a"), "gone/index.html": page("g"), "style.css": "x", "search.json": "1"})
+    new = snap({"a.html": page("a"), "new/index.html": page("n"), "style.css": "y", "search.json": "2"})
+    changes = diff_snapshots(old, new)
+    assert changes.pages == ["gone/index.html", "new/index.html"]
+    assert changes.reload_all  # the stylesheet changed
+
+
+def test_diff_data_files_alone_reload_nothing():
+    old = snap({"a.html": page("a"), "search.json": "1", "sitemap.xml": "1"})
+    new = snap({"a.html": page("a"), "search.json": "2", "sitemap.xml": "2"})
+    assert diff_snapshots(old, new).empty
+
+
+def test_diff_rig_change_reloads_every_tab():
+    changes = diff_snapshots(snap({"rig.json": "1"}), snap({"rig.json": "2"}))
+    assert changes.reload_all
+
+
+def test_inject_client_before_last_body_close():
+    html = b"<html><body><pre>&lt;/body&gt;</pre></body></html>"
+    out = inject_client(html)
+    assert out == b"<html><body><pre>&lt;/body&gt;</pre>" + CLIENT_TAG.encode() + b"</body></html>"
+    assert inject_client(b"<p>fragment") == b"<p>fragment" + CLIENT_TAG.encode()
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        ".index.md.swp", ".index.md.swx", "index.md~", "4913", "#index.md#", ".#index.md",
+        "index.md.tmp", "index.md.bak", "index.md.orig", "index.md___jb_tmp___", ".~lock.index.md#",
+        "index.md.crswap", ".index.md.kate-swp", ".DS_Store",
+    ],
+)
+def test_filter_ignores_editor_temp_and_backup_files(name):
+    assert SourceFilter()(Change.added, f"/site/content/{name}") is False
+
+
+@pytest.mark.parametrize("name", ["index.md", "über uns.md", "squat.posecode", "style.css", "base.html"])
+def test_filter_passes_sources(name):
+    assert SourceFilter()(Change.modified, f"/site/content/Plié drills/{name}") is True
+
+
+def test_problem_format_points_at_the_column():
+    problem = Problem(file="content/index.md", line=8, column=12, severity="error", code="unknown-action",
+                      message="unknown action 'flx'", hint="did you mean 'flex'?", source="    knees: flx 40")
+    assert problem.format().splitlines() == [
+        "content/index.md:8:12: error[unknown-action]: unknown action 'flx'",
+        "8 |     knees: flx 40",
+        "               ^",
+        "hint: did you mean 'flex'?",
+    ]
+    assert problem.format().splitlines()[1][len("8 | ") + 11:].startswith("flx")
