@@ -347,6 +347,10 @@ class ServeOptions:
     step_ms: int = 30
     quiet: bool = False
     request_wait_s: float = 30.0
+    #: Shortest time between the starts of two consecutive builds. A single
+    #: save builds at once; in a burst of saves (format-on-save, "save all",
+    #: a script) builds are spaced so the burst costs at most a few builds.
+    min_build_interval_s: float = 0.25
 
 
 class LiveSite:
@@ -389,6 +393,7 @@ class LiveSite:
         self._idle: asyncio.Event | None = None
         self._stop: asyncio.Event | None = None
         self._tasks: list[asyncio.Task[None]] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._printed_errors: list[str] = []
         self._log = log or (lambda text: print(text, flush=True))
         self.last_event: dict[str, Any] | None = None
@@ -397,6 +402,7 @@ class LiveSite:
 
     async def start(self) -> None:
         """Run the first build, then start the builder (and watcher) tasks."""
+        self._loop = asyncio.get_running_loop()
         self._wake = asyncio.Event()
         self._idle = asyncio.Event()
         self._stop = asyncio.Event()
@@ -422,6 +428,18 @@ class LiveSite:
             with contextlib.suppress(OSError):
                 self._tmp.cleanup()
 
+    def close_streams(self) -> None:
+        """End every SSE stream (thread-safe); called when the server starts
+        shutting down so open tabs do not hold the shutdown up."""
+        loop = self._loop
+
+        def _close() -> None:
+            for queue in list(self._subscribers):
+                queue.put_nowait(None)
+
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(_close)
+
     def notify_changes(self, paths: Iterable[str]) -> None:
         """Queue changed source paths for the builder (the watcher calls this;
         tests may too). The newest state of the files is what gets built."""
@@ -440,10 +458,18 @@ class LiveSite:
 
     async def _build_loop(self) -> None:
         assert self._wake is not None and self._idle is not None
+        last_start = 0.0
+        loop = asyncio.get_running_loop()
         while True:
             await self._wake.wait()
+            # Burst guard: wait out the rest of the interval since the last
+            # build started; changes arriving meanwhile join this build.
+            pause = last_start + self.options.min_build_interval_s - loop.time()
+            if pause > 0:
+                await asyncio.sleep(pause)
             self._wake.clear()
             changed, self._pending = self._pending, set()
+            last_start = loop.time()
             self._idle.clear()
             try:
                 config_paths = {str(p) for p in self.source.watch_files()}
@@ -571,7 +597,6 @@ class LiveSite:
             step=self.options.step_ms,
             stop_event=self._stop,
             recursive=recursive,
-            raise_interrupt=False,
         ):
             paths = {path for _change, path in batch}
             if keep is not None:
@@ -844,7 +869,23 @@ def open_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
-def make_server(live: LiveSite, sock: socket.socket, *, on_ready: Callable[[], None] | None = None) -> uvicorn.Server:
+class PreviewServer(uvicorn.Server):
+    """uvicorn server that ends the SSE streams as soon as shutdown begins
+    (Ctrl-C, SIGTERM or ``should_exit``), so shutdown never waits on them."""
+
+    live: LiveSite
+
+    def handle_exit(self, sig: int, frame: Any) -> None:
+        self.live.close_streams()
+        super().handle_exit(sig, frame)
+
+    def stop(self) -> None:
+        """Ask the server to stop from any thread."""
+        self.live.close_streams()
+        self.should_exit = True
+
+
+def make_server(live: LiveSite, sock: socket.socket, *, on_ready: Callable[[], None] | None = None) -> PreviewServer:
     """Return a uvicorn server for ``live`` on the already bound ``sock``.
 
     ``timeout_graceful_shutdown=1``: without it uvicorn waits for open SSE
@@ -862,7 +903,9 @@ def make_server(live: LiveSite, sock: socket.socket, *, on_ready: Callable[[], N
         timeout_graceful_shutdown=1,
         ws="none",
     )
-    return uvicorn.Server(config)
+    server = PreviewServer(config)
+    server.live = live
+    return server
 
 
 def server_url(sock: socket.socket, host: str) -> str:
@@ -908,7 +951,7 @@ class ThreadedServer:
         return self.url
 
     def __exit__(self, *exc: object) -> None:
-        self.server.should_exit = True
+        self.server.stop()
         self._thread.join(15)
         self.sock.close()
 
