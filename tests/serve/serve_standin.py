@@ -76,9 +76,13 @@ class StandInSource:
                 report.error_pages.add(out_rel)
             target = staging / out_rel
             target.parent.mkdir(parents=True, exist_ok=True)
+            scripts = "".join(
+                f'<script type="module" src="/{js.name}"></script>' for js in sorted(self.theme.glob("*.js"))
+            ) if self.theme.is_dir() else ""
             target.write_text(
                 f"<!doctype html><html><head><meta charset=utf-8><title>{html.escape(self.title)}</title>"
-                f'<link rel="stylesheet" href="/style.css"></head><body>{body}</body></html>',
+                f'<link rel="icon" href="data:,"><link rel="stylesheet" href="/style.css">{scripts}</head>'
+                f"<body>{body}</body></html>",
                 encoding="utf-8",
             )
         old = out_dir.with_name(out_dir.name + ".old")
