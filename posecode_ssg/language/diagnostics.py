@@ -1,0 +1,98 @@
+"""Diagnostics: the one record type for errors, warnings and hints across posecode-ssg.
+
+The parser's error codes are the kind names of ../shared/conformance/error-kinds.json wherever one
+fits (e.g. ``unknown-joint``, ``bad-step-header``); its own extra codes are listed in
+:data:`EXTRA_CODES`. Warnings from range-of-motion clamping use ``rom-clamp`` and carry the
+conformance record fields (``phase``, ``joint``, ``action``, ``requested``, ``clamped``,
+``limit: {min, max}``) in ``extra``. Hints use ``legacy-easing`` and ``axial-rotate``. The motion
+compiler reports kinematic problems with the same class and codes ``kinematic-...``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+SEVERITIES = ("error", "warning", "hint")
+
+#: Codes the parser emits that have no kind in error-kinds.json.
+EXTRA_CODES = {
+    "rom-clamp": "warning: an authored angle was clamped into the joint's range of motion",
+    "legacy-easing": "hint: a v0.1 easing name (ease-in/ease-out/ease-in-out) was used",
+    "axial-rotate": "hint: rotate-in/rotate-out on spine, chest, neck or head",
+    "bad-indentation": "error: a line's indentation fits no enclosing block",
+    "unexpected-line": "error: a line that is no known directive",
+    "unknown-directive": "error: a top-level word that is no directive",
+    "bad-string": "error: an unterminated or malformed quoted string",
+}
+
+
+@dataclass
+class Diagnostic:
+    """One problem found in a document.
+
+    ``line`` and ``column`` are 1-based positions in the document (for a fenced block in Markdown,
+    callers shift ``line`` to the Markdown file). ``severity`` is ``"error"``, ``"warning"`` or
+    ``"hint"``; ``hint`` is an optional suggestion ("did you mean ...?"). ``extra`` holds
+    machine-readable record fields (rom-clamp: ``phase, joint, action, requested, clamped,
+    limit``) that :meth:`to_dict` merges into the top level.
+    """
+
+    code: str
+    severity: str
+    line: int
+    column: int
+    message: str
+    hint: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict: ``line, column, code, severity, message``, ``hint`` when set, then the
+        ``extra`` fields."""
+        d: dict[str, Any] = {
+            "line": self.line,
+            "column": self.column,
+            "code": self.code,
+            "severity": self.severity,
+            "message": self.message,
+        }
+        if self.hint is not None:
+            d["hint"] = self.hint
+        for key, value in self.extra.items():
+            d.setdefault(key, value)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "Diagnostic":
+        """Inverse of :meth:`to_dict`; unknown keys go to ``extra``."""
+        known = {"line", "column", "code", "severity", "message", "hint"}
+        return cls(
+            code=d["code"],
+            severity=d["severity"],
+            line=int(d["line"]),
+            column=int(d.get("column", 1)),
+            message=d["message"],
+            hint=d.get("hint"),
+            extra={k: v for k, v in d.items() if k not in known},
+        )
+
+    def shifted(self, lines: int) -> "Diagnostic":
+        """A copy moved down by ``lines`` lines (used for fenced blocks inside Markdown)."""
+        return Diagnostic(self.code, self.severity, self.line + lines, self.column, self.message,
+                          self.hint, dict(self.extra))
+
+
+def error(code: str, line: int, column: int, message: str, hint: str | None = None) -> Diagnostic:
+    """Shorthand for an ``error`` diagnostic."""
+    return Diagnostic(code, "error", line, column, message, hint)
+
+
+def warning(code: str, line: int, column: int, message: str, hint: str | None = None,
+            **extra: Any) -> Diagnostic:
+    """Shorthand for a ``warning`` diagnostic with record fields in ``extra``."""
+    return Diagnostic(code, "warning", line, column, message, hint, dict(extra))
+
+
+def hint(code: str, line: int, column: int, message: str, suggestion: str | None = None) -> Diagnostic:
+    """Shorthand for a ``hint`` diagnostic (never a warning, never an error)."""
+    return Diagnostic(code, "hint", line, column, message, suggestion)
