@@ -193,6 +193,102 @@ class PreviewSource(Protocol):
     def build(self, out_dir: Path) -> BuildReport: ...
 
 
+class SourceError(Exception):
+    """Raised by a ``PreviewSource`` when the project cannot be built at all
+    (an invalid configuration); ``problems`` are shown like build errors."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = problems
+        super().__init__("; ".join(p.message for p in problems))
+
+
+def problem_from_diagnostic(path: str | os.PathLike[str], diagnostic: Any) -> Problem:
+    """Turn ``(path, Diagnostic)`` (posecode_ssg.language.diagnostics) into a ``Problem``,
+    reading the source line from ``path``."""
+    line = int(getattr(diagnostic, "line", 0) or 0)
+    return Problem(
+        file=_display_path(path),
+        line=line,
+        column=int(getattr(diagnostic, "column", 0) or 0),
+        severity=str(getattr(diagnostic, "severity", "error")),
+        code=str(getattr(diagnostic, "code", "error")),
+        message=str(getattr(diagnostic, "message", diagnostic)),
+        hint=getattr(diagnostic, "hint", None),
+        source=read_source_line(path, line),
+    )
+
+
+class ProjectSource:
+    """The real ``PreviewSource``: a posecode-ssg project (``posecode.toml``,
+    content folder, theme) built with ``posecode_ssg.site.build.build_site``.
+
+    ``config_path``/``content``: the ``serve`` command's ``--config`` and
+    ``--content``. The site is built for the server's root (``base_url`` is
+    replaced by ``/``, so a site configured for ``https://host/sub/`` previews
+    at ``http://127.0.0.1:8000/``) and never into the configured output
+    folder. Raises ``posecode_ssg.config.ConfigError`` from the constructor
+    when the configuration is invalid at start.
+    """
+
+    def __init__(self, config_path: str | os.PathLike[str] | None = None,
+                 content: str | os.PathLike[str] | None = None) -> None:
+        self._config_arg = config_path
+        self._content_arg = content
+        self.config = self._load()
+
+    def _load(self) -> Any:
+        from dataclasses import replace
+
+        from posecode_ssg.config import load_config
+
+        config = load_config(self._config_arg)
+        if self._content_arg is not None:
+            config = config.with_overrides(content=self._content_arg)
+        return replace(config, base_url="/")
+
+    def watch_dirs(self) -> list[Path]:
+        dirs = [Path(self.config.content_dir)]
+        if self.config.theme_dir is not None:
+            dirs.append(Path(self.config.theme_dir))
+        return dirs
+
+    def watch_files(self) -> list[Path]:
+        from posecode_ssg.config import CONFIG_NAME
+
+        path = self.config.config_path or Path(self.config.root) / CONFIG_NAME
+        return [Path(path)]
+
+    def reload(self) -> None:
+        from posecode_ssg.config import ConfigError
+
+        try:
+            self.config = self._load()
+        except ConfigError as exc:
+            path = exc.path or "posecode.toml"
+            raise SourceError([
+                Problem(file=_display_path(path), line=line or 1, column=1, severity="error", code="config",
+                        message=message, source=read_source_line(path, line or 1))
+                for line, message in exc.problems
+            ]) from None
+
+    def build(self, out_dir: Path) -> BuildReport:
+        from posecode_ssg.site.build import build_site
+
+        result = build_site(self.config, out_dir=out_dir, strict=False, progress=False)
+        report = BuildReport()
+        for path, diagnostic in result.errors:
+            report.errors.append(problem_from_diagnostic(path, diagnostic))
+        for path, diagnostic in result.warnings:
+            report.warnings.append(problem_from_diagnostic(path, diagnostic))
+        broken = {os.path.realpath(path) for path, _d in result.errors}
+        for page in getattr(result, "pages", None) or []:
+            src = getattr(page, "src_path", None)
+            dest = getattr(page, "dest_uri", None) or getattr(page, "dest_path", None)
+            if src is not None and dest is not None and os.path.realpath(src) in broken:
+                report.error_pages.add(Path(dest).as_posix().lstrip("/"))
+        return report
+
+
 # --------------------------------------------------------------------------- #
 # Snapshots of the served files and what changed between two of them
 # --------------------------------------------------------------------------- #
@@ -519,6 +615,8 @@ class LiveSite:
             if reload_config:
                 self.source.reload()
             report = self.source.build(self.out_dir)
+        except SourceError as exc:
+            report = BuildReport(crashed=str(exc), errors=list(exc.problems))
         except Exception as exc:  # a crash in the build must never end the server
             report = BuildReport(crashed=f"{type(exc).__name__}: {exc}")
             report.errors.append(
@@ -630,6 +728,7 @@ class LiveSite:
             "version": self.version,
             "errors": [p.to_dict() for p in self.report.errors],
             "crashed": self.report.crashed,
+            "seconds": round(self.report.seconds, 4),
         }
 
 

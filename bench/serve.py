@@ -1,0 +1,185 @@
+"""Benchmark: save -> browser updated, for `posecode-ssg serve`.
+
+Copies a content folder (default: the demo library in ./content) into a
+temporary project, starts `python -m posecode_ssg serve --port 0` on it, opens
+one page in headless Chromium and times N saves of each kind:
+
+- text edit: a word in a paragraph changes; the tab reloads. "Updated" is the
+  new document's DOMContentLoaded end (page parsed, module scripts run).
+- figure edit: one angle inside a ```posecode block changes; the tab swaps
+  the figure's motion in place. "Updated" is when the live client has handed
+  the new motion to the element and its ``ready`` promise settled.
+
+Both are measured from the moment before the file is written (wall clock,
+shared by both processes) and printed as min / median / p90 / max in ms,
+together with the server-side build time of each save. Target: median
+<= 150 ms on the reference machine (2 cores, no GPU).
+
+Usage: python3 bench/serve.py [--runs 20] [--content DIR] [--page REL.md]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+CHROMIUM = os.environ.get("POSECODE_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+
+
+def start_server(project: Path) -> tuple[subprocess.Popen[str], str]:
+    env = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "posecode_ssg", "serve", "--port", "0"],
+        cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    deadline = time.monotonic() + 300
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        print("  server:", line.rstrip())
+        match = re.search(r"Serving on (http://\S+)", line)
+        if match:
+            return proc, match.group(1)
+        if time.monotonic() > deadline:
+            break
+    proc.kill()
+    raise SystemExit("server did not start")
+
+
+def pick_page(content: Path, wanted: str | None) -> Path:
+    candidates = [content / wanted] if wanted else sorted(content.rglob("*.md"))
+    for path in candidates:
+        text = path.read_text(encoding="utf-8")
+        if "```posecode" in text and re.search(r"^    \w+: flex \d+$", text, re.M):
+            return path
+    raise SystemExit("no page with a posecode block and a 'flex N' line")
+
+
+def output_url(base: str, content: Path, page: Path) -> str:
+    rel = page.relative_to(content).with_suffix("").as_posix()
+    from urllib.parse import quote
+
+    return base + quote(rel) + "/"
+
+
+def summary(name: str, values: list[float]) -> str:
+    values = sorted(values)
+    p90 = values[min(len(values) - 1, int(round(0.9 * (len(values) - 1))))]
+    return (f"{name:<14} n={len(values):<3} min {values[0]:6.1f}  median {statistics.median(values):6.1f}  "
+            f"p90 {p90:6.1f}  max {values[-1]:6.1f}  ms")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--content", default=str(REPO / "content"))
+    parser.add_argument("--page", help="content-relative .md file to edit (default: first with a figure)")
+    args = parser.parse_args()
+
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory(prefix="posecode-bench-") as tmp:
+        project = Path(tmp)
+        shutil.copytree(args.content, project / "content")
+        if (REPO / "posecode.toml").exists():
+            shutil.copy(REPO / "posecode.toml", project / "posecode.toml")
+        page_src = pick_page(project / "content", args.page)
+        print(f"page: {page_src.relative_to(project)}")
+        proc, base = start_server(project)
+        try:
+            url = output_url(base, project / "content", page_src)
+            original = page_src.read_text(encoding="utf-8")
+            flex = re.search(r"^(    \w+: flex )(\d+)$", original, re.M)
+            assert flex is not None
+            paragraph = next(line for line in original.splitlines()
+                             if line and line[0].isalpha() and " " in line and "```" not in line
+                             and ":" not in line)
+            with sync_playwright() as pw:
+                browser = pw.chromium.launch(executable_path=CHROMIUM)
+                page = browser.new_page(viewport={"width": 1000, "height": 800})
+                page.goto(url)
+                page.wait_for_function("window.posecodeLive && window.posecodeLive.instance")
+                page.wait_for_load_state("load")
+                time.sleep(0.5)
+
+                text_ms, text_build = [], []
+                for n in range(args.runs):
+                    marker = f"benchword{n}x"
+                    new = original.replace(paragraph, paragraph + " " + marker, 1)
+                    t0 = time.time() * 1000
+                    page_src.write_text(new, encoding="utf-8")
+                    page.wait_for_function(f"document.body && document.body.textContent.includes('{marker}')",
+                                           timeout=30000)
+                    page.wait_for_load_state("domcontentloaded")
+                    done = page.evaluate(
+                        "performance.timeOrigin + performance.getEntriesByType('navigation')[0]"
+                        ".domContentLoadedEventEnd")
+                    text_ms.append(done - t0)
+                    text_build.append(state(base)["seconds"] * 1000)
+                    page.wait_for_load_state("load")
+                    time.sleep(0.4)
+
+                page_src.write_text(original, encoding="utf-8")
+                page.wait_for_function("!document.body.textContent.includes('benchword')", timeout=30000)
+                page.wait_for_load_state("load")
+                time.sleep(0.5)
+
+                fig_ms, fig_build, modes = [], [], []
+                base_angle = int(flex.group(2))
+                for n in range(args.runs):
+                    angle = base_angle + 1 + (n % 2)
+                    new = original.replace(flex.group(0), f"{flex.group(1)}{angle}", 1)
+                    before = page.evaluate("window.posecodeLive ? window.posecodeLive.updates : -1")
+                    t0 = time.time() * 1000
+                    page_src.write_text(new, encoding="utf-8")
+                    page.wait_for_function(
+                        f"window.posecodeLive && (window.posecodeLive.updates > {before}"
+                        f" || window.posecodeLive.updates === 0 && performance.timeOrigin > {t0})",
+                        timeout=30000)
+                    live = page.evaluate("({a: window.posecodeLive.appliedAt, m: window.posecodeLive.lastAction,"
+                                         " o: performance.timeOrigin})")
+                    if live["m"] == "figures":
+                        fig_ms.append(live["a"] - t0)
+                    else:  # the runtime could not swap: the page reloaded
+                        page.wait_for_load_state("domcontentloaded")
+                        done = page.evaluate(
+                            "performance.timeOrigin + performance.getEntriesByType('navigation')[0]"
+                            ".domContentLoadedEventEnd")
+                        fig_ms.append(done - t0)
+                    modes.append(live["m"] or "reload")
+                    fig_build.append(state(base)["seconds"] * 1000)
+                    time.sleep(0.4)
+                browser.close()
+        finally:
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+    print()
+    print(summary("text edit", text_ms) + "   (tab reloads)")
+    print(summary("  build", text_build))
+    print(summary("figure edit", fig_ms) + f"   (modes: {json.dumps({m: modes.count(m) for m in set(modes)})})")
+    print(summary("  build", fig_build))
+    return 0
+
+
+def state(base: str) -> dict:
+    with urllib.request.urlopen(base + "__posecode/state", timeout=10) as response:
+        return json.load(response)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
