@@ -1080,6 +1080,9 @@ def run_server(
     server = make_server(live, sock, on_ready=ready)
     try:
         server.run(sockets=[sock])
+    except KeyboardInterrupt:
+        # uvicorn re-raises the captured Ctrl-C after its clean shutdown.
+        pass
     finally:
         sock.close()
     say("Stopped.")
