@@ -1,0 +1,268 @@
+"""IR → :class:`MotionProgram`: full-pose keyframes, quaternions, contacts, loop wrap, compact JSON.
+
+The rules (spec §3, §6; kinematics-reference §3.2, §3.4, §5.1) and our documented choices
+(docs/motion-json.md):
+
+- The base keyframe is the built-in start pose with the ``pose start`` overrides laid over it
+  channel by channel (only the authored ``axes`` of each override).
+- Each phase keyframe is a **full** pose: the previous keyframe's Euler channels with the phase's
+  authored channels overwritten (targets are absolute and sparse per channel); ``hold neutral``
+  arrives from the parser as a target of (0, 0, 0) on all three axes and needs no special case.
+- Hinge coupling (kinematics-reference §3.4): when a keyframe's pelvis x ≠ 0, its hip x becomes
+  clamp(hip x − pelvis x, −135, +20). The coupled values are what the quaternions and the solve
+  use; the authored ("semantic") values are kept for posters and diagnostics.
+- Euler → quaternion with intrinsic XYZ (q = qX·qY·qZ); each bone's sign is kept continuous with
+  the previous keyframe (dot ≥ 0).
+- ``turn`` and ``travel`` are absolute and carried; the loop returns home.
+- Wrap: a segment of the first phase's duration back to the base, only when the last keyframe is
+  not home (any bone > 0.5° away, turn not a multiple of 360, travel ≠ 0); otherwise 0 s.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from posecode_ssg.language.ir import IR, Contact
+from posecode_ssg.language.rom import rom_box
+from posecode_ssg.language.vocabulary import AVATARS, BONES, DEFAULT_AVATAR, expand_ground_lock
+
+from .rig import DEFAULT_START_POSE, START_POSES_TABLE
+from .rotation import align_hemisphere, euler_to_quat, round_quat
+
+FORMAT = "posecode-motion/1"
+HOME_TOLERANCE_DEG = 0.5
+_AXIS_INDEX = {"x": 0, "y": 1, "z": 2}
+_HIPS = ("hip_left", "hip_right")
+
+Euler = dict[str, tuple[float, float, float]]
+
+
+@dataclass
+class Keyframe:
+    """One phase-end keyframe (a full pose).
+
+    ``euler``: every bone -> coupled local (x, y, z) degrees (what is played and solved);
+    ``semantic``: the same before the hinge coupling (what was authored, carried);
+    ``quat``: bone -> unit quaternion ``[x, y, z, w]`` (numpy), hemisphere-continuous;
+    ``ground_lock``: single-side contact names; ``turn`` degrees and ``travel`` (x, z) metres are
+    the carried absolute values; ``turn_authored`` / ``travel_authored`` say whether this phase
+    wrote them. ``line`` is the step's source line, ``ground_lock_line`` the ground-lock line.
+    """
+
+    name: str
+    duration: float
+    mode: str
+    euler: Euler
+    semantic: Euler
+    quat: dict[str, np.ndarray]
+    ground_lock: tuple[str, ...]
+    pins: list[Contact]
+    grips: list[Contact]
+    reaches: list[Contact]
+    turn: float
+    travel: tuple[float, float]
+    turn_authored: bool
+    travel_authored: bool
+    cue: str | None
+    line: int
+    ground_lock_line: int | None
+    authored: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+@dataclass
+class MotionProgram:
+    """A compiled document: base pose, one :class:`Keyframe` per phase, loop timing.
+
+    ``base_euler`` / ``base_semantic`` / ``base_quat`` describe the composed start pose;
+    ``wrap`` (s) is the wrap segment's length, ``wrap_turn`` (degrees) the yaw it ends at,
+    ``duration`` (s) the loop length. ``ir`` is the source IR (its lines anchor diagnostics).
+    """
+
+    ir: IR
+    name: str
+    kind: str
+    avatar: str
+    props: list[str]
+    repeat: int
+    start_pose: str
+    clip: str | None
+    base_euler: Euler
+    base_semantic: Euler
+    base_quat: dict[str, np.ndarray]
+    keyframes: list[Keyframe]
+    wrap: float
+    wrap_turn: float
+    duration: float
+    _solution: Any = None
+
+    @property
+    def tilted_base(self) -> bool:
+        """True when the start pose is lying or seated (plank, supine, prone, seated)."""
+        return START_POSES_TABLE[self.start_pose].tilted
+
+    def to_json(self) -> dict[str, Any]:
+        """The compact motion JSON (``posecode-motion/1``), see docs/motion-json.md and
+        motion.schema.json. Bones at identity are left out of ``base``; each phase's ``q`` holds
+        only bones whose rounded quaternion changed since the previous keyframe; empty contact
+        lists and un-authored ``turn`` / ``tr`` are left out."""
+        out: dict[str, Any] = {
+            "format": FORMAT, "name": self.name, "kind": self.kind, "avatar": self.avatar,
+            "props": list(self.props), "repeat": self.repeat, "startPose": self.start_pose,
+        }
+        if self.clip is not None:
+            out["clip"] = self.clip
+        prev: dict[str, list] = {}
+        base: dict[str, list] = {}
+        for b in BONES:
+            rq = round_quat(self.base_quat[b])
+            prev[b] = rq
+            if rq != [0, 0, 0, 1]:
+                base[b] = rq
+        out["base"] = base
+        phases = []
+        for kf in self.keyframes:
+            q = {}
+            for b in BONES:
+                rq = round_quat(kf.quat[b])
+                if rq != prev[b]:
+                    q[b] = rq
+                    prev[b] = rq
+            ph: dict[str, Any] = {"name": kf.name, "d": _num(kf.duration), "m": kf.mode}
+            if q:
+                ph["q"] = q
+            if kf.ground_lock:
+                ph["gl"] = list(kf.ground_lock)
+            if kf.pins:
+                ph["pin"] = [[c.effector, c.target] for c in kf.pins]
+            if kf.grips:
+                ph["grip"] = [[c.effector, c.target] for c in kf.grips]
+            if kf.reaches:
+                ph["reach"] = [[c.effector, c.target] for c in kf.reaches]
+            if kf.turn_authored:
+                ph["turn"] = _num(kf.turn)
+            if kf.travel_authored:
+                ph["tr"] = [_num(kf.travel[0]), _num(kf.travel[1])]
+            if kf.cue is not None:
+                ph["cue"] = kf.cue
+            ph["line"] = kf.line
+            phases.append(ph)
+        out["phases"] = phases
+        out["wrap"] = _num(self.wrap)
+        if self.wrap_turn:
+            out["wrapTurn"] = _num(self.wrap_turn)
+        out["duration"] = _num(self.duration)
+        return out
+
+
+def _num(v: float) -> float | int:
+    f = round(float(v), 4)
+    if f == 0:
+        return 0
+    return int(f) if f.is_integer() else f
+
+
+def couple_hinge(euler: Euler) -> Euler:
+    """Apply the hinge coupling of kinematics-reference §3.4 to a full pose: when pelvis x ≠ 0,
+    hip x := clamp(hip x − pelvis x, −135, hip box max). Returns a new dict; y and z untouched."""
+    px = euler["pelvis"][0]
+    if px == 0:
+        return dict(euler)
+    out = dict(euler)
+    for hip in _HIPS:
+        lo, hi = rom_box(hip)["x"]
+        x, y, z = euler[hip]
+        out[hip] = (min(max(x - px, lo), hi), y, z)
+    return out
+
+
+def _overlay(pose: Euler, targets) -> tuple[Euler, dict[str, tuple[str, ...]]]:
+    out = dict(pose)
+    authored: dict[str, tuple[str, ...]] = {}
+    for t in targets:
+        cur = list(out[t.bone_id])
+        for ax in t.axes:
+            cur[_AXIS_INDEX[ax]] = float(t.euler[_AXIS_INDEX[ax]])
+        out[t.bone_id] = (cur[0], cur[1], cur[2])
+        authored[t.bone_id] = tuple(sorted(set(authored.get(t.bone_id, ())) | set(t.axes)))
+    return out, authored
+
+
+def _quats(euler: Euler, prev: dict[str, np.ndarray] | None) -> dict[str, np.ndarray]:
+    out = {}
+    for b in BONES:
+        q = euler_to_quat(euler[b])
+        if prev is None:
+            if q[3] < 0:
+                q = -q
+        else:
+            q = align_hemisphere(q, prev[b])
+        out[b] = q
+    return out
+
+
+def _angle_deg(a: np.ndarray, b: np.ndarray) -> float:
+    d = abs(float(np.dot(a, b)))
+    return math.degrees(2 * math.acos(min(1.0, d)))
+
+
+def compile_ir(ir: IR, *, avatar: str | None = None) -> MotionProgram:
+    """Compile an IR (spec §7) to a :class:`MotionProgram`.
+
+    ``avatar`` is the build's default figure, used when the document declares none (the
+    document's ``avatar`` directive wins; ``avatar1`` when neither is given). Raises
+    ``ValueError`` for an IR without phases or with an unknown avatar / start pose (the parser
+    never produces those).
+    """
+    if not ir.phases:
+        raise ValueError(f"{ir.name!r}: a document needs at least one phase")
+    av = ir.avatar or avatar or DEFAULT_AVATAR
+    if av not in AVATARS:
+        raise ValueError(f"unknown avatar {av!r}; expected one of {', '.join(AVATARS)}")
+    start = ir.start_pose or DEFAULT_START_POSE
+    if start not in START_POSES_TABLE:
+        raise ValueError(f"unknown start pose {start!r}")
+
+    rest: Euler = {b: (0.0, 0.0, 0.0) for b in BONES}
+    for b, e in START_POSES_TABLE[start].joints.items():
+        rest[b] = tuple(float(c) for c in e)
+    base_sem, _ = _overlay(rest, ir.start_pose_overrides or [])
+    base_eul = couple_hinge(base_sem)
+    base_q = _quats(base_eul, None)
+
+    keyframes: list[Keyframe] = []
+    sem, prev_q = base_sem, base_q
+    turn, travel = 0.0, (0.0, 0.0)
+    for ph in ir.phases:
+        sem, authored = _overlay(sem, ph.targets)
+        eul = couple_hinge(sem)
+        q = _quats(eul, prev_q)
+        if ph.turn_deg is not None:
+            turn = float(ph.turn_deg)
+        if ph.travel is not None:
+            travel = (float(ph.travel[0]), float(ph.travel[1]))
+        keyframes.append(Keyframe(
+            name=ph.name, duration=float(ph.duration_sec), mode=ph.easing, euler=eul, semantic=sem,
+            quat=q, ground_lock=expand_ground_lock(ph.ground_lock), pins=list(ph.pins),
+            grips=list(ph.grips), reaches=list(ph.reaches), turn=turn, travel=travel,
+            turn_authored=ph.turn_deg is not None, travel_authored=ph.travel is not None,
+            cue=ph.cue, line=ph.line, ground_lock_line=ph.ground_lock_line, authored=authored,
+        ))
+        prev_q = q
+
+    last = keyframes[-1]
+    home = (all(_angle_deg(last.quat[b], base_q[b]) <= HOME_TOLERANCE_DEG for b in BONES)
+            and abs(turn - 360.0 * round(turn / 360.0)) < 1e-6
+            and travel == (0.0, 0.0))
+    wrap = 0.0 if home else keyframes[0].duration
+    wrap_turn = 360.0 * round(turn / 360.0)
+    duration = sum(k.duration for k in keyframes) + wrap
+    return MotionProgram(
+        ir=ir, name=ir.name, kind=ir.kind, avatar=av, props=list(ir.props), repeat=ir.repeat,
+        start_pose=start, clip=ir.clip, base_euler=base_eul, base_semantic=base_sem,
+        base_quat=base_q, keyframes=keyframes, wrap=wrap, wrap_turn=wrap_turn or 0.0,
+        duration=duration,
+    )
