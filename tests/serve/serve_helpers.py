@@ -15,8 +15,9 @@ import httpx
 class EventLog:
     """Reads ``/__posecode/events`` on a thread and keeps every parsed event."""
 
-    def __init__(self, base_url: str) -> None:
+    def __init__(self, base_url: str, on_build: Callable[[dict[str, Any]], None] | None = None) -> None:
         self.base_url = base_url
+        self.on_build = on_build
         self.events: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -33,8 +34,11 @@ class EventLog:
                 if line.startswith("event:"):
                     kind = line[6:].strip()
                 elif line.startswith("data:") and kind:
+                    event = json.loads(line[5:])
+                    if event["type"] == "build" and self.on_build is not None:
+                        self.on_build(event)  # runs before the event is visible to waiters
                     with self._lock:
-                        self.events.append(json.loads(line[5:]))
+                        self.events.append(event)
 
     def builds(self) -> list[dict[str, Any]]:
         with self._lock:
