@@ -325,19 +325,34 @@ class Snapshot:
     """Digests of every served file plus the text of every HTML page.
 
     Keys are output paths relative to the site root with ``/`` separators.
+    ``stats`` remembers ``(inode, size, mtime_ns)`` per file so the next
+    snapshot re-reads only files the build replaced (the build hard-links
+    unchanged pages from the previous output).
     """
 
     digests: dict[str, str] = field(default_factory=dict)
     pages: dict[str, str] = field(default_factory=dict)
+    stats: dict[str, tuple[int, int, int]] = field(default_factory=dict)
+
+    def with_overrides(self, overrides: dict[str, bytes]) -> "Snapshot":
+        """A copy in which the pages of ``overrides`` have the given bytes (what is served)."""
+        served = Snapshot(dict(self.digests), dict(self.pages), dict(self.stats))
+        for rel, data in overrides.items():
+            served.digests[rel] = _digest(data)
+            served.pages[rel] = data.decode("utf-8", errors="replace")
+        return served
 
 
-def take_snapshot(root: Path, overrides: dict[str, bytes] | None = None) -> Snapshot:
+def _digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def take_snapshot(root: Path, previous: Snapshot | None = None) -> Snapshot:
     """Read the tree under ``root`` (symlinks not followed) into a ``Snapshot``.
 
-    ``overrides`` maps output paths to the bytes actually served instead of
-    the file on disk (last good versions of pages with errors).
+    Files whose inode, size and modification time equal those in
+    ``previous`` are not read again.
     """
-    overrides = overrides or {}
     snap = Snapshot()
     if not root.is_dir():
         return snap
@@ -347,11 +362,24 @@ def take_snapshot(root: Path, overrides: dict[str, bytes] | None = None) -> Snap
             full = Path(dirpath, name)
             rel = full.relative_to(root).as_posix()
             try:
-                data = overrides[rel] if rel in overrides else full.read_bytes()
+                st = full.lstat()
             except OSError:
                 continue
-            snap.digests[rel] = hashlib.blake2b(data, digest_size=16).hexdigest()
-            if rel.endswith((".html", ".htm")):
+            key = (st.st_ino, st.st_size, st.st_mtime_ns)
+            is_page = rel.endswith((".html", ".htm"))
+            if previous is not None and previous.stats.get(rel) == key and (not is_page or rel in previous.pages):
+                snap.digests[rel] = previous.digests[rel]
+                if is_page:
+                    snap.pages[rel] = previous.pages[rel]
+                snap.stats[rel] = key
+                continue
+            try:
+                data = full.read_bytes()
+            except OSError:
+                continue
+            snap.digests[rel] = _digest(data)
+            snap.stats[rel] = key
+            if is_page:
                 snap.pages[rel] = data.decode("utf-8", errors="replace")
     return snap
 
@@ -483,6 +511,7 @@ class LiveSite:
         self.overrides: dict[str, bytes] = {}
         self._last_good: dict[str, bytes] = {}
         self._snapshot = Snapshot()
+        self._disk_snapshot: Snapshot | None = None
         self._subscribers: set[asyncio.Queue[dict[str, Any] | None]] = set()
         self._pending: set[str] = set()
         self._wake: asyncio.Event | None = None
@@ -629,22 +658,18 @@ class LiveSite:
         report.seconds = time.perf_counter() - started
         # Last good versions: a page whose document has errors keeps being
         # served as it was before the error (while one exists).
-        overrides: dict[str, bytes] = {}
+        disk = take_snapshot(self.out_dir, self._disk_snapshot)
+        self._disk_snapshot = disk
         if report.crashed is None:
-            for rel in sorted(report.error_pages):
-                if rel in self._last_good and (self.out_dir / rel).is_file():
-                    overrides[rel] = self._last_good[rel]
-            for dirpath, _dirs, files in os.walk(self.out_dir):
-                for name in files:
-                    if name.endswith((".html", ".htm")):
-                        rel = Path(dirpath, name).relative_to(self.out_dir).as_posix()
-                        if rel not in report.error_pages:
-                            with contextlib.suppress(OSError):
-                                self._last_good[rel] = Path(dirpath, name).read_bytes()
+            overrides = {rel: self._last_good[rel] for rel in sorted(report.error_pages)
+                         if rel in self._last_good and rel in disk.pages}
+            for rel, text in disk.pages.items():
+                if rel not in report.error_pages:
+                    self._last_good[rel] = text.encode("utf-8")
         else:
             overrides = dict(self.overrides)
         self.overrides = overrides
-        return report, take_snapshot(self.out_dir, overrides)
+        return report, disk.with_overrides(overrides)
 
     def _print_report(self, report: BuildReport, *, first: bool, changes: SiteChanges) -> None:
         if self.options.quiet:
@@ -823,7 +848,14 @@ class SiteFiles(StaticFiles):
         return response
 
     def _not_found(self) -> Response:
-        page = b"<!doctype html><meta charset=utf-8><title>Not found</title><body><h1>404 Not found</h1></body>"
+        if not self.live.out_dir.is_dir():
+            # No build has succeeded yet (the build keeps nothing when it has
+            # errors): say so; the injected client shows the errors.
+            page = (b"<!doctype html><meta charset=utf-8><title>No site yet</title><body>"
+                    b"<h1>The site has not been built yet</h1><p>The first build failed; the errors are "
+                    b"listed here and in the terminal. Save a fix and this page reloads.</p></body>")
+        else:
+            page = b"<!doctype html><meta charset=utf-8><title>Not found</title><body><h1>404 Not found</h1></body>"
         custom = self.live.out_dir / "404.html"
         with contextlib.suppress(OSError):
             page = custom.read_bytes()

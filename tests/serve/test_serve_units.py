@@ -3,6 +3,8 @@ client injection, editor-file filter, diagnostic formatting."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from watchfiles import Change
 
@@ -128,3 +130,29 @@ def test_problem_format_points_at_the_column():
         "hint: did you mean 'flex'?",
     ]
     assert problem.format().splitlines()[1][len("8 | ") + 11:].startswith("flx")
+
+
+def test_snapshot_rereads_replaced_files_and_reuses_hard_links(tmp_path):
+    from posecode_ssg.site.serve import take_snapshot
+
+    root = tmp_path / "site"
+    root.mkdir()
+    (root / "a.html").write_text("<p>one</p>")
+    (root / "b.html").write_text("<p>two</p>")
+    (root / "rig.json").write_text("{}")
+    first = take_snapshot(root)
+    assert set(first.digests) == {"a.html", "b.html", "rig.json"} and first.pages["a.html"] == "<p>one</p>"
+    # The build's next output: a.html replaced (new inode), b.html hard-linked.
+    nxt = tmp_path / "next"
+    nxt.mkdir()
+    (nxt / "a.html").write_text("<p>uno</p>")
+    os.link(root / "b.html", nxt / "b.html")
+    os.link(root / "rig.json", nxt / "rig.json")
+    second = take_snapshot(nxt, first)
+    assert second.pages["a.html"] == "<p>uno</p>" and second.digests["a.html"] != first.digests["a.html"]
+    assert second.digests["b.html"] == first.digests["b.html"]
+    changes = diff_snapshots(first, second)
+    assert changes.pages == ["a.html"] and not changes.reload_all
+    served = second.with_overrides({"a.html": b"<p>one</p>"})
+    assert served.digests["a.html"] == first.digests["a.html"]
+    assert diff_snapshots(first, served).empty
