@@ -83,7 +83,7 @@ MUSCLES: dict[str, str] = {
     "quadriceps": "Quadriceps",
     "hamstrings": "Hamstrings",
     "calves": "Calves",
-    "shins": "Shins (tibialis anterior)",
+    "tibialis-anterior": "Tibialis anterior (shin)",
     "feet": "Feet and ankles",
 }
 

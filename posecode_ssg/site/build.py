@@ -1,0 +1,848 @@
+"""The build: content folder -> static site, deterministic, atomic, incremental.
+
+Stages (data flows one way)::
+
+    scan content ─▶ read + hash sources ─▶ (nothing changed? done)
+      ─▶ parse pages (front matter, tokens, links) ─▶ compile new blocks
+         (content-hash cache in .posecode-cache/figures/, worker processes
+         when many) ─▶ check links ─▶ render pages + indexes + taxonomy +
+         search index + sitemap + 404 with the theme ─▶ write a staging
+         folder beside the output (unchanged pages hard-linked from the
+         previous build) ─▶ swap it in
+
+* **Deterministic**: sources are visited in sorted order, ids are numbered
+  in document order, JSON is written with fixed separators, nothing carries
+  a time stamp; a rebuild of unchanged input is byte-identical.
+* **Atomic**: the new site is written to ``.<out>.building-<pid>`` in the
+  output's parent folder and renamed into place; any error leaves the
+  previous site untouched (and nothing is written).
+* **Incremental**: compiled figures are cached by content hash
+  (:func:`posecode_ssg.site.figures.figure_key`); a manifest per output
+  folder remembers each page's source hash and record, so a no-change
+  rebuild only reads and hashes the sources, and a one-page change
+  re-renders that page plus the index pages.
+* Shared assets (stylesheet, script, runtime bundle, ``rig.json``, search
+  index) are written once with a content hash in their names.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import hashlib
+import json
+import os
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from markupsafe import Markup
+
+from posecode_ssg.config import PosecodeError, SiteConfig
+from posecode_ssg.site import taxonomy
+from posecode_ssg.site.content import (
+    INDEX_NAMES, LinkIndex, Page, Problem, create_markdown, decode_source, page_url, parse_markdown_page,
+    scan_content, url_quote,
+)
+from posecode_ssg.site.figures import CompiledFigure, compile_figure, compiler_fingerprint, figure_key
+from posecode_ssg.site.markdown import FenceInfo, attach_figure, posecode_env
+from posecode_ssg.site.render import Theme, hashed_name
+
+PACKAGE = Path(__file__).resolve().parent.parent
+RUNTIME_DIST = PACKAGE / "runtime" / "dist"
+RUNTIME_BUNDLE = RUNTIME_DIST / "posecode-runtime.js"
+MANIFEST_VERSION = 3
+POOL_THRESHOLD = 24  # uncached figures before worker processes pay off
+PROGRESS_THRESHOLD = 200  # pages before a progress bar is shown
+
+try:  # the one diagnostic record type of the project
+    from posecode_ssg.language.diagnostics import Diagnostic
+except ImportError:  # pragma: no cover - language package absent
+    @dataclass
+    class Diagnostic:  # type: ignore[no-redef]
+        """Stand-in with the contract's fields, used only without the language package."""
+
+        code: str
+        severity: str
+        line: int
+        column: int
+        message: str
+        hint: str | None = None
+        extra: dict = field(default_factory=dict)
+
+
+class BuildError(PosecodeError):
+    """The build could not run at all (missing content folder, unusable output path)."""
+
+
+@dataclass
+class PageSummary:
+    """What a caller learns about each built page: source, output file, URL, title, figure count."""
+
+    src_path: Path
+    src_uri: str
+    dest_uri: str
+    url: str
+    title: str
+    figures: int
+
+
+@dataclass
+class BuildResult:
+    """The outcome of :func:`build_site`.
+
+    ``pages``: :class:`PageSummary` per content page; ``figures``: figures on
+    them; ``errors`` / ``warnings``: ``(source path, Diagnostic)`` pairs with
+    document lines; ``seconds``: wall time; ``written``: whether the output
+    folder was replaced (false on errors, strict warnings, or when nothing
+    changed); ``unchanged``: the no-change fast path was taken; ``notes``:
+    informational lines (missing runtime bundle, no sitemap...).
+    """
+
+    pages: list[PageSummary] = field(default_factory=list)
+    figures: int = 0
+    errors: list[tuple[Path, Any]] = field(default_factory=list)
+    warnings: list[tuple[Path, Any]] = field(default_factory=list)
+    seconds: float = 0.0
+    output_dir: Path | None = None
+    written: bool = False
+    unchanged: bool = False
+    notes: list[str] = field(default_factory=list)
+    compiled: int = 0
+    strict: bool = False
+
+    @property
+    def failed(self) -> bool:
+        """True when the build failed: any error, or any warning under ``strict``."""
+        return bool(self.errors) or (self.strict and bool(self.warnings))
+
+
+# --------------------------------------------------------------------------- helpers
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _json_bytes(data: Any) -> bytes:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=False).encode("utf-8")
+
+
+
+_SITE_FINGERPRINT: str | None = None
+
+
+def site_fingerprint() -> str:
+    """Hash of the site generator's own code (``site/*.py``, ``config.py``): part of every page key."""
+    global _SITE_FINGERPRINT
+    if _SITE_FINGERPRINT is None:
+        digest = hashlib.sha256()
+        for path in sorted((PACKAGE / "site").glob("*.py")) + [PACKAGE / "config.py"]:
+            digest.update(path.name.encode())
+            digest.update(path.read_bytes())
+        _SITE_FINGERPRINT = digest.hexdigest()[:16]
+    return _SITE_FINGERPRINT
+
+
+def _diagnostic(d: dict) -> Any:
+    return Diagnostic(code=d.get("code") or "site", severity=d["severity"], line=int(d.get("line") or 1),
+                      column=int(d.get("column") or 1), message=d["message"], hint=d.get("hint"))
+
+
+def _compile_job(job: tuple[str, dict]) -> dict:
+    source, options = job
+    return compile_figure(source, options).to_dict()
+
+
+def _figure_options(info: FenceInfo, config: SiteConfig) -> dict:
+    return {"view": info.attrs.get("view", config.default_view), "avatar": info.attrs.get("avatar"),
+            "title": info.attrs.get("title"), "default_avatar": config.default_avatar}
+
+
+class _FigureCache:
+    """Compiled figures on disk: ``<cache_dir>/figures/<key[:2]>/<key>.json`` (content-addressed)."""
+
+    def __init__(self, root: Path):
+        self.root = root / "figures"
+
+    def path(self, key: str) -> Path:
+        return self.root / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> CompiledFigure | None:
+        try:
+            return CompiledFigure.from_dict(json.loads(self.path(key).read_bytes()))
+        except (OSError, ValueError, TypeError):
+            return None
+
+    def put(self, figure: CompiledFigure) -> None:
+        path = self.path(figure.key)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".tmp{os.getpid()}")
+            tmp.write_bytes(_json_bytes(figure.to_dict()))
+            os.replace(tmp, path)
+        except OSError:
+            pass  # a cache that cannot be written only costs time
+
+
+def _progress(iterable, total: int, desc: str, enabled: bool):
+    if not enabled:
+        return iterable
+    from tqdm import tqdm
+
+    return tqdm(iterable, total=total, desc=desc, unit="page" if desc != "compile" else "fig",
+                leave=False, file=sys.stderr, dynamic_ncols=True)
+
+
+def _humanize(name: str) -> str:
+    return name.replace("-", " ").replace("_", " ").strip().capitalize() or name
+
+
+# --------------------------------------------------------------------------- the build
+
+def build_site(config: SiteConfig, *, out_dir: Path | None = None, strict: bool | None = None,
+               progress: bool = True) -> BuildResult:
+    """Build the site described by ``config``.
+
+    :param out_dir: output folder (default ``config.output_dir``).
+    :param strict: fail on warnings (default ``config.strict``).
+    :param progress: show a tqdm progress bar on long builds (on stderr).
+    :returns: a :class:`BuildResult`; the output folder is replaced only when
+        the build has no errors (and, with ``strict``, no warnings).
+    :raises BuildError: the output folder cannot be created or swapped.
+    """
+    return _Build(config, out_dir, strict, progress).run()
+
+
+class _Build:
+    def __init__(self, config: SiteConfig, out_dir: Path | None, strict: bool | None, progress: bool):
+        self.config = config
+        self.out = Path(out_dir or config.output_dir).resolve()
+        self.strict = config.strict if strict is None else bool(strict)
+        self.progress = progress
+        self.base = config.base_path
+        self.result = BuildResult(output_dir=self.out, strict=self.strict)
+        self.cache = _FigureCache(config.cache_dir)
+        self.manifest_path = config.cache_dir / f"manifest-{_sha(str(self.out).encode())[:12]}.json"
+        self.outputs: dict[str, bytes | Path] = {}
+        self.assets: dict[str, str] = {}
+        self.figures: dict[str, CompiledFigure] = {}
+
+    # ---------------------------------------------------------------- driver
+    def run(self) -> BuildResult:
+        start = time.perf_counter()
+        try:
+            self._run()
+        finally:
+            self.result.seconds = time.perf_counter() - start
+        return self.result
+
+    def _error(self, path: Path, code: str, message: str, hint: str | None = None, line: int = 1) -> None:
+        self.result.errors.append((path, Diagnostic(code=code, severity="error", line=line, column=1,
+                                                    message=message, hint=hint)))
+
+    def _run(self) -> None:
+        config, result = self.config, self.result
+        content = config.content_dir
+        if not content.is_dir():
+            self._error(content, "content-missing", f"content folder not found: {content}",
+                        "pass --content DIR or set content_dir in posecode.toml")
+            return
+        if self.out == content or content.is_relative_to(self.out) or self.out.is_relative_to(content):
+            self._error(self.out, "output-dir", "the output folder must not be, contain or be inside the content folder")
+            return
+        self.theme = Theme(config.theme, config.theme_dir)
+        page_paths, static_paths = scan_content(content)
+        self.sources = {p.relative_to(content).as_posix(): p.read_bytes() for p in page_paths}
+        self.static = {p.relative_to(content).as_posix(): p for p in static_paths}
+        self.hashes = {uri: _sha(data) for uri, data in self.sources.items()}
+        runtime = RUNTIME_BUNDLE.read_bytes() if RUNTIME_BUNDLE.is_file() else None
+        self.runtime = runtime
+        fingerprint = _sha(json.dumps([
+            MANIFEST_VERSION, config.site_name, config.base_url, config.default_avatar, config.default_view,
+            config.autoplay, config.language, config.description, config.theme, str(config.theme_dir),
+            json.dumps(config.extra, sort_keys=True, default=str), self.theme.fingerprint(),
+            compiler_fingerprint(), site_fingerprint(), _sha(runtime) if runtime else None,
+        ]).encode())
+        static_state = [[uri, p.stat().st_size, p.stat().st_mtime_ns] for uri, p in self.static.items()]
+        inputs = _sha(json.dumps([sorted(self.hashes.items()), static_state]).encode())
+        manifest = self._load_manifest()
+        if (manifest and manifest.get("fingerprint") == fingerprint and manifest.get("inputs") == inputs
+                and self._output_intact(manifest)):
+            self._replay(manifest)
+            return
+        old_pages = manifest.get("pages", {}) if manifest and manifest.get("fingerprint") == fingerprint else {}
+        old_outputs = manifest.get("outputs", {}) if manifest else {}
+        index_hashes = sorted((u, h) for u, h in self.hashes.items() if u.rsplit("/", 1)[-1] in INDEX_NAMES)
+        context = _sha(json.dumps([fingerprint, sorted(self.hashes), sorted(self.static), index_hashes]).encode())
+        self._make_pages(context, old_pages, old_outputs)
+        if result.errors or (self.strict and result.warnings):
+            return
+        self._prepare_site()
+        self._render_pages(self.to_render, self.show)
+        self._render_site()
+        if result.errors:
+            return
+        self._write()
+        self._save_manifest(fingerprint, inputs)
+
+    # ---------------------------------------------------------------- manifest
+    def _load_manifest(self) -> dict | None:
+        try:
+            data = json.loads(self.manifest_path.read_bytes())
+        except (OSError, ValueError):
+            return None
+        return data if isinstance(data, dict) and data.get("version") == MANIFEST_VERSION else None
+
+    def _output_intact(self, manifest: dict) -> bool:
+        outputs = manifest.get("outputs") or {}
+        if not outputs or not self.out.is_dir():
+            return False
+        for dest, (size, mtime) in outputs.items():
+            try:
+                st = os.stat(self.out / dest)
+            except OSError:
+                return False
+            if st.st_size != size or st.st_mtime_ns != mtime:
+                return False
+        return True
+
+    def _replay(self, manifest: dict) -> None:
+        result = self.result
+        result.unchanged = True
+        for uri, entry in manifest["pages"].items():
+            record = entry["record"]
+            path = self.config.content_dir / uri
+            result.pages.append(PageSummary(path, uri, record["dest_uri"], record["url"], record["title"],
+                                            len(record["figures"])))
+            result.figures += len(record["figures"])
+            for d in record["diagnostics"]:
+                (result.warnings if d["severity"] == "warning" else result.errors).append((path, _diagnostic(d)))
+        result.notes.extend(manifest.get("notes", []))
+
+    def _save_manifest(self, fingerprint: str, inputs: str) -> None:
+        outputs = {}
+        for dest in self.outputs:
+            st = os.stat(self.out / dest)
+            outputs[dest] = [st.st_size, st.st_mtime_ns]
+        pages = {uri: {"key": self.page_keys[uri], "record": rec} for uri, rec in self.records.items()}
+        data = {"version": MANIFEST_VERSION, "fingerprint": fingerprint, "inputs": inputs, "pages": pages,
+                "outputs": outputs, "notes": self.result.notes}
+        try:
+            self.config.cache_dir.mkdir(parents=True, exist_ok=True)
+            tmp = self.manifest_path.with_suffix(f".tmp{os.getpid()}")
+            tmp.write_bytes(_json_bytes(data))
+            os.replace(tmp, self.manifest_path)
+        except OSError:
+            pass
+
+    # ---------------------------------------------------------------- pages
+    def _make_pages(self, context: str, old_pages: dict, old_outputs: dict) -> None:
+        config, result = self.config, self.result
+        self.md = create_markdown(default_view=config.default_view, autoplay=config.autoplay)
+        self.pages: list[Page] = []
+        self.records: dict[str, dict] = {}
+        self.page_keys: dict[str, str] = {}
+        self.page_html: dict[str, bytes | Path] = {}
+        by_url: dict[str, Page] = {}
+        reserved = {"tags/", "muscles/", "equipment/", "assets/", "404/"}
+        for uri, data in self.sources.items():
+            url, dest, is_index = page_url(uri)
+            page = Page(src_path=config.content_dir / uri, src_uri=uri, url=url, dest_uri=dest,
+                        source_kind="posecode" if uri.endswith(".posecode") else "markdown", is_index=is_index)
+            if url in by_url:
+                self._error(page.src_path, "duplicate-url",
+                            f"'{uri}' and '{by_url[url].src_uri}' both become the page /{url}",
+                            "rename one of them")
+                continue
+            top = url.split("/", 1)[0] + "/" if url else ""
+            if top in reserved and not (is_index and top == "assets/"):
+                self._error(page.src_path, "reserved-url", f"'{uri}' would become /{url}, a URL the build "
+                            f"writes itself ({', '.join(sorted(reserved))} are reserved)", "move or rename it")
+                continue
+            by_url[url] = page
+            self.pages.append(page)
+        self.link_index = LinkIndex({p.src_uri: p for p in self.pages}, by_url, set(self.static))
+
+        # reuse or parse
+        to_parse: list[Page] = []
+        for page in self.pages:
+            key = _sha(f"{self.hashes[page.src_uri]}:{context}".encode())
+            self.page_keys[page.src_uri] = key
+            old = old_pages.get(page.src_uri)
+            stat = old_outputs.get(page.dest_uri)
+            if (old and page.url and old.get("key") == key and stat
+                    and self._same_stat(page.dest_uri, stat)):
+                rec = old["record"]
+                self.records[page.src_uri] = rec
+                page.title, page.meta = rec["title"], rec["meta"]
+                page.links = [_LinkRec(*l) for l in rec["links"]]
+                self.page_html[page.dest_uri] = self.out / page.dest_uri
+            else:
+                to_parse.append(page)
+        show = self.progress and len(self.pages) >= PROGRESS_THRESHOLD
+        for page in _progress(to_parse, len(to_parse), "parse", show):
+            text, err = decode_source(self.sources[page.src_uri])
+            if err:
+                page.problems.append(Problem("error", "encoding", 1, 1, err))
+                continue
+            page.text = text
+            if page.source_kind == "markdown":
+                parse_markdown_page(page, self.md)
+            else:
+                self._parse_posecode_page(page)
+        self._compile(to_parse, show)
+        for page in to_parse:
+            self._finish_page(page)
+        # diagnostics of every page + link check
+        for page in self.pages:
+            rec = self.records.get(page.src_uri)
+            if rec is None:
+                continue
+            for d in rec["diagnostics"]:
+                bucket = result.warnings if d["severity"] == "warning" else result.errors
+                bucket.append((page.src_path, _diagnostic(d)))
+            for link in page.links:
+                url, message, _target = self.link_index.resolve(page, link.target)
+                if url is None:
+                    result.errors.append((page.src_path, Diagnostic(
+                        code="broken-link", severity="error", line=link.line, column=link.column, message=message,
+                        hint="link to a .md/.posecode file or a file in the content folder, relative to this page")))
+            result.pages.append(PageSummary(page.src_path, page.src_uri, page.dest_uri, page.url, rec["title"],
+                                            len(rec["figures"])))
+            result.figures += len(rec["figures"])
+        self.to_render = to_parse
+        self.show = show
+
+    def _same_stat(self, dest: str, stat: list) -> bool:
+        try:
+            st = os.stat(self.out / dest)
+        except OSError:
+            return False
+        return [st.st_size, st.st_mtime_ns] == list(stat)
+
+    def _parse_posecode_page(self, page: Page) -> None:
+        from markdown_it.token import Token
+
+        page.env = {}
+        pc = posecode_env(page.env)
+        pc.src_lines = page.text.split("\n")
+        token = Token("posecode", "code", 0)
+        token.content = page.text
+        token.map = [-1, len(pc.src_lines)]
+        token.meta = {"info": FenceInfo("posecode"), "id": "posecode-figure-1"}
+        pc.ids.add("posecode-figure-1")
+        pc.figures.append(token)
+        page.tokens = [token]
+
+    def _compile(self, pages: list[Page], show: bool) -> None:
+        jobs: dict[str, tuple[str, dict]] = {}
+        for page in pages:
+            for token in posecode_env(page.env).figures if page.env else []:
+                options = _figure_options(token.meta["info"], self.config)
+                key = figure_key(token.content, options)
+                token.meta["key"] = key
+                jobs.setdefault(key, (token.content, options))
+        figures: dict[str, CompiledFigure] = {}
+        missing: list[tuple[str, tuple[str, dict]]] = []
+        for key, job in jobs.items():
+            cached = self.cache.get(key)
+            if cached is not None:
+                figures[key] = cached
+            else:
+                missing.append((key, job))
+        self.result.compiled = len(missing)
+        workers = min(os.cpu_count() or 1, 8)
+        if len(missing) >= POOL_THRESHOLD and workers > 1:
+            chunk = max(1, len(missing) // (workers * 8))
+            with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
+                outputs = pool.map(_compile_job, [job for _k, job in missing], chunksize=chunk)
+                for (key, _job), data in _progress(zip(missing, outputs), len(missing), "compile", show):
+                    figures[key] = CompiledFigure.from_dict(data)
+        else:
+            for key, job in _progress(missing, len(missing), "compile", show and len(missing) > 50):
+                figures[key] = compile_figure(*job)
+        for key, _job in missing:
+            self.cache.put(figures[key])
+        self.figures.update(figures)
+        if any(f.motion_missing for f in figures.values()):
+            note = "motion compiler not installed: figures show their step listing only"
+            if note not in self.result.notes:
+                self.result.notes.append(note)
+
+    def _finish_page(self, page: Page) -> None:
+        """Attach figures, derive metadata, collect diagnostics, store the page record."""
+        problems = [p.to_dict() for p in page.problems]
+        figures_meta = []
+        pc = posecode_env(page.env) if page.env else None
+        if pc is not None:
+            for token in pc.figures:
+                figure = self.figures[token.meta["key"]]
+                attach_figure(token, figure, page.env)
+                figures_meta.append({"key": figure.key, "name": figure.name, "props": figure.props,
+                                     "poster": bool(figure.poster), "line": (token.map[0] + 1) if token.map else 1,
+                                     "steps": [[p["name"], p.get("cue") or ""] for p in figure.phases],
+                                     "title": token.meta["info"].attrs.get("title")})
+            problems.extend(pc.diagnostics)
+        if page.source_kind == "posecode":
+            first = figures_meta[0] if figures_meta else None
+            page.title = (first and first["name"]) or _humanize(page.src_path.stem)
+            kind = self.figures[pc.figures[0].meta["key"]].kind if pc and pc.figures else None
+            category = taxonomy.KIND_CATEGORY.get(kind or "")
+            page.meta = {"title": page.title, "equipment": list(dict.fromkeys(first["props"])) if first and first["props"] else ["none"]}
+            if category:
+                page.meta["category"] = category
+        elif "equipment" in page.meta:
+            for fig in figures_meta:
+                missing = [p for p in fig["props"] if p not in page.meta["equipment"]]
+                if missing:
+                    problems.append({"code": "front-matter-equipment", "severity": "warning", "line": fig["line"],
+                                     "column": 1, "hint": "add it to the page's 'equipment' list",
+                                     "message": f"figure '{fig['name']}' uses prop {', '.join(missing)} "
+                                                f"but the front matter 'equipment' does not list it"})
+        problems = [d for d in problems if d["severity"] in ("error", "warning")]
+        problems.sort(key=lambda d: (d["line"], d["column"]))
+        summary = page.meta.get("summary", "")
+        search = " ".join([page.title, summary, " ".join(page.meta.get("tags", []))]
+                          + [" ".join(filter(None, [f["name"], f["title"]] + [s for st in f["steps"] for s in st]))
+                             for f in figures_meta]
+                          + [taxonomy.MUSCLES.get(m, m) for m in page.meta.get("primary_muscles", [])
+                             + page.meta.get("secondary_muscles", [])])
+        self.records[page.src_uri] = {
+            "title": page.title, "url": page.url, "dest_uri": page.dest_uri, "meta": page.meta,
+            "is_index": page.is_index, "source_kind": page.source_kind, "diagnostics": problems,
+            "links": [[l.target, l.line, l.column] for l in page.links], "figures": figures_meta,
+            "search": " ".join(search.split()),
+        }
+
+    # ---------------------------------------------------------------- rendering
+    def url(self, path: str) -> str:
+        """Site URL of a site-relative path (``base_path`` prefixed, percent-encoded)."""
+        return self.base + url_quote(path)
+
+    def _rewrite_links(self, page: Page) -> None:
+        for block in page.tokens:
+            for child in block.children or []:
+                attr = "href" if child.type == "link_open" else "src" if child.type == "image" else None
+                if attr is None:
+                    continue
+                target = str(child.attrGet(attr) or "")
+                from posecode_ssg.site.content import is_internal
+
+                if not is_internal(target):
+                    continue
+                url, _msg, _hit = self.link_index.resolve(page, target)
+                if url is not None:
+                    path, hash_, frag = url.partition("#")
+                    child.attrSet(attr, self.url(path) + (hash_ + frag if hash_ else ""))
+
+    def _page_context(self, page: Page | None, **extra) -> dict:
+        return {"site": self.site_ctx, "nav": self.nav, "asset": self.asset_url, "url": self.url,
+                "runtime_url": self.runtime_url, "rig_url": self.rig_url, "page": extra.pop("page_ctx", None),
+                "current_url": extra.pop("current_url", page.url if page else ""), **extra}
+
+    def _meta_ctx(self, meta: dict) -> dict:
+        def terms(tax: str, key: str) -> list[dict]:
+            return [{"slug": taxonomy.slugify(t) if tax == "tags" else t, "label": taxonomy.label(tax, t),
+                     "url": self.url(f"{tax}/{taxonomy.slugify(t) if tax == 'tags' else t}/")}
+                    for t in meta.get(key, [])]
+
+        return {
+            "level": meta.get("level"), "level_label": taxonomy.LEVELS.get(meta.get("level", ""), ""),
+            "category": meta.get("category"), "category_label": taxonomy.CATEGORIES.get(meta.get("category", ""), ""),
+            "equipment": terms("equipment", "equipment"), "primary_muscles": terms("muscles", "primary_muscles"),
+            "secondary_muscles": terms("muscles", "secondary_muscles"), "tags": terms("tags", "tags"),
+            "summary": meta.get("summary", ""),
+        }
+
+    def _render_page(self, page: Page) -> str:
+        self._rewrite_links(page)
+        body = self.md.renderer.render(page.tokens, self.md.options, page.env)
+        rec = self.records[page.src_uri]
+        ctx = {"title": page.title, "url": self.url(page.url), "content": Markup(body),
+               "source": page.text if page.source_kind == "posecode" else None, "source_kind": page.source_kind,
+               "figures": len(rec["figures"]), "breadcrumbs": self._breadcrumbs(page.url),
+               **self._meta_ctx(page.meta)}
+        if page.is_index:
+            return self._render_section(page.url, page=page, body=Markup(body))
+        return self.theme.render("page.html", self._page_context(page, page_ctx=ctx))
+
+    def _breadcrumbs(self, url: str) -> list[dict]:
+        crumbs = [{"title": "Home", "url": self.url("")}]
+        parts = [p for p in url.split("/") if p]
+        for i in range(1, len(parts)):
+            folder = "/".join(parts[:i])
+            crumbs.append({"title": self.section_titles.get(folder, _humanize(parts[i - 1])),
+                           "url": self.url(folder + "/")})
+        return crumbs
+
+    # ---------------------------------------------------------------- site-wide
+    def _prepare_site(self) -> None:
+        config = self.config
+        self.site_ctx = {"name": config.site_name, "base_url": config.base_url, "base_path": self.base,
+                         "description": config.description, "language": config.language, "extra": config.extra}
+        # assets: theme static files, runtime, rig
+        for name, path in self.theme.static_files().items():
+            data = path.read_bytes()
+            out_name = hashed_name(name, data) if name.endswith((".css", ".js")) else name
+            self.assets[name] = f"assets/{out_name}"
+            self.outputs[f"assets/{out_name}"] = data
+        self.runtime_url = self.rig_url = None
+        rig = None
+        try:
+            from posecode_ssg.motion.rig import rig_json
+
+            rig = _json_bytes(rig_json())
+        except ImportError:
+            pass
+        if self.runtime is not None and rig is not None:
+            name = hashed_name("posecode-runtime.js", self.runtime)
+            self.outputs[f"assets/{name}"] = self.runtime
+            self.runtime_url = self.url(f"assets/{name}")
+            licence = RUNTIME_DIST / "THREE-LICENSE.txt"
+            if licence.is_file():
+                self.outputs["assets/THREE-LICENSE.txt"] = licence.read_bytes()
+            rig_name = hashed_name("rig.json", rig)
+            self.outputs[f"assets/{rig_name}"] = rig
+            self.rig_url = self.url(f"assets/{rig_name}")
+        else:
+            self.result.notes.append(
+                "runtime bundle not found (posecode_ssg/runtime/dist/posecode-runtime.js): pages show the "
+                "static posters only; build it with `npm ci && npm run build` in posecode_ssg/runtime "
+                "or reinstall the package" if self.runtime is None else
+                "rig data unavailable (posecode_ssg.motion.rig): pages show the static posters only")
+        # sections
+        folders: set[str] = set()
+        for page in self.pages:
+            parts = page.src_uri.split("/")[:-1]
+            for i in range(1, len(parts) + 1):
+                folders.add("/".join(parts[:i]))
+        self.folders = sorted(folders)
+        self.index_records: dict[str, dict] = {}
+        for page in self.pages:
+            rec = self.records[page.src_uri]
+            if page.is_index:
+                self.index_records[page.url.rstrip("/")] = rec
+        self.section_titles = {f: (self.index_records[f]["title"] if f in self.index_records
+                                   else _humanize(f.rsplit("/", 1)[-1])) for f in self.folders}
+        top = [f for f in self.folders if "/" not in f]
+        top.sort(key=lambda f: (self.index_records.get(f, {}).get("meta", {}).get("weight", 0),
+                                self.section_titles[f].lower(), f))
+        self.nav = [{"title": self.section_titles[f], "url": self.url(f + "/"), "path": f + "/"} for f in top]
+        # cards
+        self.cards: list[dict] = []
+        for page in self.pages:
+            rec = self.records[page.src_uri]
+            if page.is_index or not rec["figures"]:
+                continue
+            self.cards.append(self._card(page, rec))
+        self.cards.sort(key=lambda c: (c["weight"], c["title"].lower(), c["url"]))
+        # search index
+        entries = [{"t": c["title"], "u": c["url"], "s": c["summary"], "x": self.records[c["src_uri"]]["search"]}
+                   for c in self.cards]
+        for page in self.pages:
+            rec = self.records[page.src_uri]
+            if not rec["figures"] and page.url:
+                entries.append({"t": rec["title"], "u": self.url(page.url), "s": rec["meta"].get("summary", ""),
+                                "x": rec["search"]})
+        entries.sort(key=lambda e: e["u"])
+        data = _json_bytes({"pages": entries})
+        name = hashed_name("search-index.json", data)
+        self.outputs[f"assets/{name}"] = data
+        self.search_url = self.url(f"assets/{name}")
+
+    def asset_url(self, name: str) -> str:
+        """URL of a theme static file (content-hashed name for .css/.js). Unknown names raise KeyError."""
+        return self.url(self.assets[name])
+
+    def _poster_url(self, key: str) -> str | None:
+        dest = f"assets/posters/{key[:20]}.svg"
+        if dest not in self.outputs:
+            figure = self.figures.get(key)
+            if figure is not None and figure.poster:
+                self.outputs[dest] = figure.poster.encode("utf-8")
+            elif (self.out / dest).is_file():
+                self.outputs[dest] = self.out / dest
+            else:
+                cached = self.cache.get(key)
+                if cached is None or not cached.poster:
+                    return None
+                self.outputs[dest] = cached.poster.encode("utf-8")
+        return self.url(dest)
+
+    def _card(self, page: Page, rec: dict) -> dict:
+        meta = rec["meta"]
+        first = next((f for f in rec["figures"] if f["poster"]), None)
+        muscles = meta.get("primary_muscles", []) + [m for m in meta.get("secondary_muscles", [])
+                                                      if m not in meta.get("primary_muscles", [])]
+        return {
+            "src_uri": page.src_uri, "title": rec["title"], "url": self.url(page.url), "summary": meta.get("summary", ""),
+            "level": meta.get("level"), "level_label": taxonomy.LEVELS.get(meta.get("level", ""), ""),
+            "category": meta.get("category"), "category_label": taxonomy.CATEGORIES.get(meta.get("category", ""), ""),
+            "equipment": meta.get("equipment", []),
+            "equipment_labels": [taxonomy.label("equipment", e) for e in meta.get("equipment", [])],
+            "muscles": muscles, "primary_muscles": meta.get("primary_muscles", []),
+            "poster": self._poster_url(first["key"]) if first else None,
+            "poster_alt": f"Poster of {first['title'] or first['name']}" if first else "",
+            "figures": len(rec["figures"]), "weight": meta.get("weight", 0),
+            "section": self.section_titles.get(page.src_uri.split("/")[0], "") if "/" in page.src_uri else "",
+        }
+
+    def _render_pages(self, pages: list[Page], show: bool) -> None:
+        for page in _progress(pages, len(pages), "render", show):
+            if page.is_index and page.url == "":
+                continue  # the home page is rendered by _render_site
+            self.page_html[page.dest_uri] = self._render_page(page).encode("utf-8")
+
+    def _render_section(self, url: str, *, page: Page | None = None, body: Markup | None = None) -> str:
+        folder = url.rstrip("/")
+        prefix = folder + "/"
+        cards = [c for c in self.cards if c["src_uri"].startswith(prefix)]
+        others = []
+        for p in self.pages:
+            rec = self.records[p.src_uri]
+            if p.src_uri.startswith(prefix) and not p.is_index and not rec["figures"]:
+                others.append({"title": rec["title"], "url": self.url(p.url)})
+        subsections = [{"title": self.section_titles[f], "url": self.url(f + "/"),
+                        "count": sum(1 for c in self.cards if c["src_uri"].startswith(f + "/"))}
+                       for f in self.folders if f.startswith(prefix) and "/" not in f[len(prefix):]]
+        rec = self.index_records.get(folder)
+        meta = rec["meta"] if rec else {}
+        ctx = {"title": self.section_titles.get(folder, _humanize(folder)), "url": self.url(url),
+               "content": body or Markup(""), "cards": cards, "pages": others, "subsections": subsections,
+               "breadcrumbs": self._breadcrumbs(url), **self._meta_ctx(meta)}
+        return self.theme.render("section.html", self._page_context(None, page_ctx=ctx, current_url=url))
+
+    def _render_site(self) -> None:
+        config = self.config
+        pages_by_url = {p.url: p for p in self.pages}
+        # home
+        home = pages_by_url.get("")
+        home_body = Markup("")
+        home_title = config.site_name
+        if home is not None and home.is_index and home.tokens:
+            self._rewrite_links(home)
+            home_body = Markup(self.md.renderer.render(home.tokens, self.md.options, home.env))
+            home_title = self.records[home.src_uri]["title"]
+        filters = {
+            "muscles": [{"value": m, "label": label} for m, label in taxonomy.MUSCLES.items()
+                        if any(m in c["muscles"] for c in self.cards)],
+            "equipment": [{"value": e, "label": label} for e, label in taxonomy.equipment().items()
+                          if any(e in c["equipment"] for c in self.cards)],
+            "levels": [{"value": v, "label": label} for v, label in taxonomy.LEVELS.items()
+                       if any(c["level"] == v for c in self.cards)],
+        }
+        ctx = {"title": home_title, "url": self.url(""), "content": home_body, "cards": self.cards,
+               "filters": filters, "search_index_url": self.search_url, "breadcrumbs": []}
+        self.outputs["index.html"] = self.theme.render(
+            "home.html", self._page_context(None, page_ctx=ctx, current_url="")).encode()
+        # generated section pages (folders without an index page)
+        for folder in self.folders:
+            if folder not in self.index_records:
+                dest = f"{folder}/index.html"
+                self.outputs[dest] = self._render_section(folder + "/").encode()
+        # taxonomies
+        terms: dict[str, dict[str, dict]] = {"tags": {}, "muscles": {}, "equipment": {}}
+        for card in self.cards:
+            meta = self.records[card["src_uri"]]["meta"]
+            for tag in meta.get("tags", []):
+                slug = taxonomy.slugify(tag)
+                terms["tags"].setdefault(slug, {"label": tag, "cards": []})["cards"].append(card)
+            for muscle in card["muscles"]:
+                terms["muscles"].setdefault(muscle, {"label": taxonomy.MUSCLES.get(muscle, muscle),
+                                                     "cards": []})["cards"].append(card)
+            for item in card["equipment"]:
+                terms["equipment"].setdefault(item, {"label": taxonomy.label("equipment", item),
+                                                     "cards": []})["cards"].append(card)
+        order = {"muscles": list(taxonomy.MUSCLES), "equipment": list(taxonomy.equipment())}
+        self.taxonomy_urls: list[str] = []
+        for tax, heading in taxonomy.TAXONOMIES.items():
+            items = terms[tax]
+            keys = sorted(items, key=lambda k: (order[tax].index(k) if tax in order and k in order[tax] else 0,
+                                                items[k]["label"].lower()))
+            listing = [{"slug": k, "label": items[k]["label"], "url": self.url(f"{tax}/{k}/"),
+                        "count": len(items[k]["cards"])} for k in keys]
+            url = f"{tax}/"
+            ctx = {"title": heading, "url": self.url(url), "taxonomy": tax, "terms": listing,
+                   "breadcrumbs": [{"title": "Home", "url": self.url("")}]}
+            self.outputs[f"{url}index.html"] = self.theme.render(
+                "terms.html", self._page_context(None, page_ctx=ctx, current_url=url)).encode()
+            self.taxonomy_urls.append(url)
+            for k in keys:
+                term_url = f"{tax}/{k}/"
+                ctx = {"title": items[k]["label"], "url": self.url(term_url), "taxonomy": tax,
+                       "taxonomy_title": heading, "cards": items[k]["cards"],
+                       "breadcrumbs": [{"title": "Home", "url": self.url("")},
+                                       {"title": heading, "url": self.url(url)}]}
+                self.outputs[f"{term_url}index.html"] = self.theme.render(
+                    "taxonomy.html", self._page_context(None, page_ctx=ctx, current_url=term_url)).encode()
+                self.taxonomy_urls.append(term_url)
+        # 404
+        ctx = {"title": "Page not found", "url": self.url("404.html"), "breadcrumbs": []}
+        self.outputs["404.html"] = self.theme.render(
+            "404.html", self._page_context(None, page_ctx=ctx, current_url="404.html")).encode()
+        # sitemap
+        if config.site_url:
+            urls = sorted({p.url for p in self.pages} | {f + "/" for f in self.folders} | set(self.taxonomy_urls))
+            from xml.sax.saxutils import escape
+
+            lines = ['<?xml version="1.0" encoding="UTF-8"?>',
+                     '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">']
+            lines += [f"  <url><loc>{escape(config.site_url + self.url(u))}</loc></url>" for u in urls]
+            lines.append("</urlset>")
+            self.outputs["sitemap.xml"] = ("\n".join(lines) + "\n").encode()
+        else:
+            self.result.notes.append("no sitemap.xml: base_url has no scheme and host (set base_url = "
+                                     "\"https://host/path/\" in posecode.toml)")
+        # static content files
+        for uri, path in self.static.items():
+            self.outputs.setdefault(uri, path)
+        for dest, data in self.page_html.items():
+            self.outputs[dest] = data
+
+    # ---------------------------------------------------------------- writing
+    def _write(self) -> None:
+        out = self.out
+        parent = out.parent
+        try:
+            parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise BuildError(f"cannot create the output folder's parent {parent}: {exc.strerror}") from None
+        staging = parent / f".{out.name}.building-{os.getpid()}"
+        if staging.exists():
+            shutil.rmtree(staging)
+        try:
+            made: set[Path] = set()
+            for dest in sorted(self.outputs):
+                data = self.outputs[dest]
+                target = staging / dest
+                folder = target.parent
+                if folder not in made:
+                    folder.mkdir(parents=True, exist_ok=True)
+                    made.add(folder)
+                if isinstance(data, Path):
+                    try:
+                        os.link(data, target)
+                    except OSError:
+                        shutil.copyfile(data, target)
+                else:
+                    target.write_bytes(data)
+            old = parent / f".{out.name}.old-{os.getpid()}"
+            if out.exists():
+                os.rename(out, old)
+                os.rename(staging, out)
+                shutil.rmtree(old, ignore_errors=True)
+            else:
+                os.rename(staging, out)
+        except OSError as exc:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise BuildError(f"cannot write the site to {out}: {exc}") from None
+        self.result.written = True
+
+
+@dataclass
+class _LinkRec:
+    target: str
+    line: int
+    column: int

@@ -1,0 +1,416 @@
+"""The content folder -> pages: scanning, front matter, page URLs, internal links.
+
+Path names say what they hold (the MkDocs convention): ``src_path`` an OS
+path, ``src_uri`` the path relative to the content folder with ``/``
+separators, ``dest_uri`` the output file relative to the site root, ``url``
+the page's URL relative to the site root (``""`` for the home page,
+``strength/squat/`` for a page; the build prefixes ``base_path``).
+
+URL rules:
+
+* ``index.md`` or ``_index.md`` in the content root is the library home;
+  in a folder it is that section's index page (``strength/``);
+* ``a/b.md`` and ``a/b.posecode`` become ``a/b/`` (pretty URLs);
+* other files are copied unchanged (images, PDFs...); names starting with
+  ``.`` or ``_`` (other than ``_index.md``) are skipped.
+
+Front matter (YAML between ``---`` lines at the top) is validated by
+:func:`validate_front_matter` against :mod:`posecode_ssg.site.taxonomy`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import posixpath
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, unquote, urlsplit
+
+import yaml
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+from mdit_py_plugins.front_matter import front_matter_plugin
+
+from posecode_ssg.site import taxonomy
+from posecode_ssg.site.markdown import posecode_plugin
+
+PAGE_SUFFIXES = (".md", ".posecode")
+INDEX_NAMES = ("_index.md", "index.md")
+
+FRONT_MATTER_KEYS: dict[str, str] = {
+    "title": "page title (default: the first level-1 heading, else the file name)",
+    "summary": "one-sentence description shown on cards and in search results",
+    "level": "beginner | intermediate | advanced",
+    "category": "strength | mobility | rehab | posture | dance | stretch | conditioning",
+    "equipment": "list from the equipment vocabulary",
+    "primary_muscles": "list from the muscle vocabulary",
+    "secondary_muscles": "list from the muscle vocabulary",
+    "tags": "free list of words",
+    "weight": "integer sort key inside a section (smaller first; default: by title)",
+    "draft": "true leaves the page out of the build",
+}
+"""Front matter keys and what they hold; other keys are warned about."""
+
+
+@dataclass
+class Problem:
+    """A diagnostic about a content file: 1-based ``line``/``column``, ``severity`` error|warning."""
+
+    severity: str
+    code: str
+    line: int
+    column: int
+    message: str
+    hint: str | None = None
+
+    def to_dict(self) -> dict:
+        """Return ``{code, severity, line, column, message, hint}``."""
+        return {"code": self.code, "severity": self.severity, "line": self.line, "column": self.column,
+                "message": self.message, "hint": self.hint}
+
+
+@dataclass
+class Link:
+    """An internal link found in a page: target as written, its 1-based line/column, kind ``href|src``."""
+
+    target: str
+    line: int
+    column: int
+
+
+@dataclass
+class Page:
+    """One page of the site (see module docstring for the path vocabulary)."""
+
+    src_path: Path
+    src_uri: str
+    url: str
+    dest_uri: str
+    source_kind: str  # "markdown" | "posecode"
+    text: str = ""
+    meta: dict = field(default_factory=dict)
+    title: str = ""
+    is_index: bool = False
+    problems: list[Problem] = field(default_factory=list)
+    tokens: list[Token] = field(default_factory=list)
+    env: dict = field(default_factory=dict)
+    links: list[Link] = field(default_factory=list)
+
+    @property
+    def section(self) -> str:
+        """The first folder of the URL (``""`` for pages in the content root)."""
+        return self.url.split("/", 1)[0] if "/" in self.url.rstrip("/") or (self.is_index and self.url) else ""
+
+    @property
+    def folder(self) -> str:
+        """The ``src_uri`` folder (``""`` for the content root)."""
+        return posixpath.dirname(self.src_uri)
+
+
+def page_url(src_uri: str) -> tuple[str, str, bool]:
+    """Return ``(url, dest_uri, is_index)`` of a page source path (``/``-separated)."""
+    folder, name = posixpath.split(src_uri)
+    if name in INDEX_NAMES:
+        url = f"{folder}/" if folder else ""
+        return url, f"{url}index.html", True
+    stem = name.rsplit(".", 1)[0]
+    url = f"{folder}/{stem}/" if folder else f"{stem}/"
+    return url, f"{url}index.html", False
+
+
+def scan_content(content_dir: Path) -> tuple[list[Path], list[Path]]:
+    """Return ``(page sources, static files)`` under ``content_dir``, sorted by ``src_uri``.
+
+    Skips names starting with ``.`` and ``_`` (except ``_index.md``) and
+    ``__pycache__``-like folders.
+    """
+    pages: list[Path] = []
+    static: list[Path] = []
+    for path in sorted(content_dir.rglob("*"), key=lambda p: p.relative_to(content_dir).as_posix()):
+        rel = path.relative_to(content_dir).parts
+        if any(part.startswith(".") or (part.startswith("_") and part != "_index.md") for part in rel):
+            continue
+        if not path.is_file():
+            continue
+        (pages if path.suffix in PAGE_SUFFIXES else static).append(path)
+    return pages, static
+
+
+def decode_source(data: bytes) -> tuple[str, str | None]:
+    """Decode file bytes as UTF-8, dropping one leading BOM; returns ``(text, error message or None)``."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return "", f"not UTF-8 text (byte {exc.start}: {exc.reason})"
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text, None
+
+
+def create_markdown(*, compile_figure=None, default_view: str | None = None, autoplay: bool = True) -> MarkdownIt:
+    """Return the site's markdown-it-py pipeline: CommonMark + tables + strikethrough + front matter + posecode.
+
+    Raw HTML in Markdown is disabled (shown as text): every author string
+    reaches the page escaped.
+    """
+    md = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
+    md.use(front_matter_plugin)
+    md.use(posecode_plugin, compile_figure=compile_figure, defer=True, default_view=default_view,
+           autoplay=autoplay)
+    return md
+
+
+def _node_line(node: yaml.Node, offset: int) -> tuple[int, int]:
+    return node.start_mark.line + offset, node.start_mark.column + 1
+
+
+def _as_list(value: Any) -> list | None:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return value
+    return None
+
+
+def validate_front_matter(text: str, first_line: int) -> tuple[dict, list[Problem]]:
+    """Parse and validate YAML front matter.
+
+    :param text: the YAML between the ``---`` lines.
+    :param first_line: 1-based document line of the YAML's first line.
+    :returns: ``(meta, problems)``. ``meta`` holds only valid values, with
+        list keys always lists of strings. Unknown keys are warnings (with a
+        "did you mean" hint); YAML syntax errors, wrong types and words
+        outside a closed vocabulary (level, category, equipment, muscles)
+        are errors. Vocabularies: :mod:`posecode_ssg.site.taxonomy`.
+    """
+    problems: list[Problem] = []
+    offset = first_line
+    try:
+        loader = yaml.SafeLoader(text)
+        try:
+            node = loader.get_single_node()
+            data = loader.construct_document(node) if node is not None else {}
+        finally:
+            loader.dispose()
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + offset if mark else offset
+        column = mark.column + 1 if mark else 1
+        problems.append(Problem("error", "front-matter-yaml", line, column,
+                                f"front matter is not valid YAML: {exc.problem or exc}"))
+        return {}, problems
+    except yaml.YAMLError as exc:
+        problems.append(Problem("error", "front-matter-yaml", offset, 1, f"front matter is not valid YAML: {exc}"))
+        return {}, problems
+    if data is None:
+        return {}, problems
+    if not isinstance(data, dict):
+        problems.append(Problem("error", "front-matter-type", offset, 1,
+                                "front matter must be a mapping of keys to values"))
+        return {}, problems
+    positions: dict[str, tuple[int, int]] = {}
+    value_positions: dict[str, yaml.Node] = {}
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            positions[str(key_node.value)] = _node_line(key_node, offset)
+            value_positions[str(key_node.value)] = value_node
+    meta: dict = {}
+
+    def problem(severity: str, code: str, key: str, message: str, hint: str | None = None, at_value=True):
+        line, col = positions.get(key, (offset, 1))
+        if at_value and key in value_positions:
+            line, col = _node_line(value_positions[key], offset)
+        problems.append(Problem(severity, code, line, col, message, hint))
+
+    def closed_list(key: str, vocab: dict[str, str], value: Any) -> None:
+        items = _as_list(value)
+        if items is None or not all(isinstance(i, str) for i in items):
+            problem("error", "front-matter-type", key, f"'{key}' must be a list of words")
+            return
+        good = []
+        for item in items:
+            word = item.strip().lower()
+            if word in vocab:
+                if word not in good:
+                    good.append(word)
+                continue
+            close = difflib.get_close_matches(word, list(vocab), n=1)
+            hint = f"did you mean '{close[0]}'?" if close else f"known: {', '.join(vocab)}"
+            problem("error", "front-matter-value", key, f"unknown {key.replace('_', ' ')} word '{item}'", hint)
+        meta[key] = good
+
+    for key, value in data.items():
+        key = str(key)
+        if key not in FRONT_MATTER_KEYS:
+            close = difflib.get_close_matches(key, list(FRONT_MATTER_KEYS), n=1)
+            hint = f"did you mean '{close[0]}'?" if close else f"known keys: {', '.join(FRONT_MATTER_KEYS)}"
+            problem("warning", "front-matter-unknown-key", key, f"unknown front matter key '{key}' (ignored)",
+                    hint, at_value=False)
+        elif key in ("title", "summary"):
+            if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+                problem("error", "front-matter-type", key, f"'{key}' must be text")
+            else:
+                meta[key] = str(value).strip()
+        elif key in ("level", "category"):
+            vocab = taxonomy.LEVELS if key == "level" else taxonomy.CATEGORIES
+            word = str(value).strip().lower() if isinstance(value, str) else None
+            if word in vocab:
+                meta[key] = word
+            else:
+                close = difflib.get_close_matches(str(value).lower(), list(vocab), n=1)
+                hint = f"did you mean '{close[0]}'?" if close else f"one of: {', '.join(vocab)}"
+                problem("error", "front-matter-value", key, f"unknown {key} '{value}'", hint)
+        elif key == "equipment":
+            closed_list(key, taxonomy.equipment(), value)
+        elif key in ("primary_muscles", "secondary_muscles"):
+            closed_list(key, taxonomy.MUSCLES, value)
+        elif key == "tags":
+            items = _as_list(value)
+            if items is None or not all(isinstance(i, (str, int, float)) and not isinstance(i, bool) for i in items):
+                problem("error", "front-matter-type", key, "'tags' must be a list of words")
+            else:
+                tags: list[str] = []
+                for item in items:
+                    tag = str(item).strip()
+                    if tag and tag not in tags:
+                        tags.append(tag)
+                meta[key] = tags
+        elif key == "weight":
+            if not isinstance(value, int) or isinstance(value, bool):
+                problem("error", "front-matter-type", key, "'weight' must be a whole number")
+            else:
+                meta[key] = value
+        elif key == "draft":
+            if not isinstance(value, bool):
+                problem("error", "front-matter-type", key, "'draft' must be true or false")
+            else:
+                meta[key] = value
+    if "equipment" in meta and "none" in meta["equipment"] and len(meta["equipment"]) > 1:
+        problem("warning", "front-matter-value", "equipment", "equipment lists 'none' together with other items")
+    return meta, problems
+
+
+def _inline_text(token: Token) -> str:
+    return "".join(c.content for c in (token.children or []) if c.type in ("text", "code_inline", "softbreak"))
+
+
+def parse_markdown_page(page: Page, md: MarkdownIt) -> None:
+    """Parse a Markdown page in place: tokens, env (figures), front matter, title, internal links."""
+    page.env = {}
+    page.tokens = md.parse(page.text, page.env)
+    lines = page.text.split("\n")
+    first_h1 = None
+    for token in page.tokens:
+        if token.type == "front_matter":
+            meta, problems = validate_front_matter(token.content, (token.map[0] if token.map else 0) + 2)
+            page.meta, page.problems = meta, page.problems + problems
+        elif token.type == "heading_open" and token.tag == "h1" and first_h1 is None:
+            first_h1 = token
+    if first_h1 is not None:
+        idx = page.tokens.index(first_h1)
+        h1_text = _inline_text(page.tokens[idx + 1]).strip()
+    else:
+        h1_text = ""
+    stem = page.src_path.stem if page.src_path.name not in INDEX_NAMES else page.src_path.parent.name
+    page.title = page.meta.get("title") or h1_text or stem.replace("-", " ").replace("_", " ").strip().capitalize()
+    page.links = collect_links(page.tokens, lines)
+
+
+def collect_links(tokens: list[Token], lines: list[str]) -> list[Link]:
+    """Return the internal (no scheme, not ``//host``) links and image sources of a token stream.
+
+    Each link's line is found by searching its target text in the source
+    lines of the enclosing block (``token.map``), scanning forward.
+    """
+    found: list[Link] = []
+    for block in tokens:
+        if block.type != "inline" or not block.children:
+            continue
+        start, end = block.map if block.map else (0, len(lines))
+        cursor_line, cursor_col = start, 0
+        for child in block.children:
+            attr = "href" if child.type == "link_open" else "src" if child.type == "image" else None
+            if attr is None:
+                continue
+            target = str(child.attrGet(attr) or "")
+            if not is_internal(target):
+                continue
+            line_no, col = start + 1, 1
+            raw = child.meta.get("raw_target") if child.meta else None
+            needle = raw or target
+            for i in range(cursor_line, max(end, cursor_line + 1)):
+                if i >= len(lines):
+                    break
+                pos = lines[i].find(needle, cursor_col if i == cursor_line else 0)
+                if pos < 0 and needle != unquote(needle):
+                    pos = lines[i].find(unquote(needle), cursor_col if i == cursor_line else 0)
+                if pos >= 0:
+                    line_no, col = i + 1, pos + 1
+                    cursor_line, cursor_col = i, pos + len(needle)
+                    break
+            found.append(Link(target, line_no, col))
+    return found
+
+
+def is_internal(target: str) -> bool:
+    """True for a link that points into the site (no URL scheme, not protocol-relative, not empty)."""
+    if not target or target.startswith("//"):
+        return False
+    parts = urlsplit(target)
+    return not parts.scheme
+
+
+def url_quote(url: str) -> str:
+    """Percent-encode a site URL path (spaces, non-ASCII) keeping ``/`` and ``#``-free characters readable."""
+    return quote(url, safe="/-._~!$&'()*+,;=:@")
+
+
+@dataclass
+class LinkIndex:
+    """Lookup of link targets: page sources, page URLs and static files (all content-relative)."""
+
+    pages_by_src: dict[str, Page]
+    pages_by_url: dict[str, Page]
+    static: set[str]
+
+    def resolve(self, page: Page, target: str) -> tuple[str | None, str | None, Page | None]:
+        """Resolve a link written in ``page``.
+
+        :returns: ``(site-relative URL with fragment, error message, target page)``;
+            the URL is ``None`` exactly when the link is broken.
+        """
+        parts = urlsplit(target)
+        fragment = f"#{parts.fragment}" if parts.fragment else ""
+        path = unquote(parts.path)
+        if not path:
+            return page.url + fragment, None, page
+        if path.startswith("/"):
+            rel = path.lstrip("/")
+        else:
+            rel = posixpath.join(page.folder, path)
+        trailing = rel.endswith("/") or path in (".", "..") or path.endswith("/.") or path.endswith("/..")
+        rel = posixpath.normpath(rel) if rel else "."
+        if rel.startswith("../") or rel == "..":
+            return None, f"link '{target}' points outside the content folder", None
+        rel = "" if rel == "." else rel
+        if rel in self.pages_by_src:
+            hit = self.pages_by_src[rel]
+            return hit.url + fragment, None, hit
+        for index in INDEX_NAMES:
+            key = posixpath.join(rel, index) if rel else index
+            if key in self.pages_by_src:
+                hit = self.pages_by_src[key]
+                return hit.url + fragment, None, hit
+        url_key = (rel + "/") if rel else ""
+        if url_key in self.pages_by_url:
+            hit = self.pages_by_url[url_key]
+            return hit.url + fragment, None, hit
+        if rel in self.static and not trailing:
+            return rel + fragment, None, None
+        candidates = list(self.pages_by_src) + sorted(self.static)
+        close = difflib.get_close_matches(rel, candidates, n=1)
+        hint = f" (did you mean '{close[0]}'?)" if close else ""
+        return None, f"broken link '{target}': no page or file '{rel or '/'}' in the content folder{hint}", None

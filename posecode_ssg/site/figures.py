@@ -1,0 +1,174 @@
+"""One Posecode block -> a :class:`CompiledFigure` (motion JSON, SVG poster, phase listing, diagnostics).
+
+This is the site's only bridge to the compiler: ``posecode_ssg.language.parse``
+(text -> IR + diagnostics), ``posecode_ssg.motion.compile_ir`` (IR -> motion
+program), ``motion.solve.kinematic_diagnostics`` (reported as warnings) and
+``motion.poster.render_poster`` (the SVG fallback). The result is plain data
+(JSON-serialisable through :meth:`CompiledFigure.to_dict`) so the build can
+cache it by content hash (:func:`figure_key`) and compile in worker processes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+PACKAGE = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class CompiledFigure:
+    """A compiled block.
+
+    ``name``/``kind``/``props``/``repeat``: from the IR (spec §7), ``None``/empty
+    when the block has errors. ``motion``: the compact motion JSON dict or
+    ``None`` (errors, or the motion package is not installed). ``poster``: a
+    standalone ``<svg>`` string or ``None``. ``phases``: ``[{name, duration
+    (seconds), mode, cue}]``. ``diagnostics``: dicts ``{code, severity,
+    line, column, message, hint}`` with 1-based lines *inside the block*.
+    ``motion_missing``: true when the motion package could not be imported.
+    """
+
+    key: str
+    name: str | None = None
+    kind: str | None = None
+    props: list[str] = field(default_factory=list)
+    repeat: int = 1
+    motion: dict | None = None
+    poster: str | None = None
+    phases: list[dict] = field(default_factory=list)
+    diagnostics: list[dict] = field(default_factory=list)
+    motion_missing: bool = False
+
+    @property
+    def errors(self) -> list[dict]:
+        """The diagnostics of severity ``error``."""
+        return [d for d in self.diagnostics if d["severity"] == "error"]
+
+    def to_dict(self) -> dict:
+        """Return a JSON-ready dict (inverse of :meth:`from_dict`)."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "CompiledFigure":
+        """Rebuild a figure from :meth:`to_dict` output."""
+        return cls(**data)
+
+
+@lru_cache(maxsize=1)
+def compiler_fingerprint() -> str:
+    """Hash of the compiler's own source (language + motion packages + this module).
+
+    Part of every cache key, so a changed compiler never serves stale figures.
+    """
+    digest = hashlib.sha256()
+    for folder in ("language", "motion"):
+        root = PACKAGE / folder
+        if not root.is_dir():
+            digest.update(f"{folder}:absent".encode())
+            continue
+        for path in sorted(root.rglob("*")):
+            if path.suffix in (".py", ".lark", ".json") and "__pycache__" not in path.parts:
+                digest.update(str(path.relative_to(PACKAGE)).encode())
+                digest.update(path.read_bytes())
+    digest.update(Path(__file__).read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def figure_key(source: str, options: dict) -> str:
+    """Content hash of a block: source text + figure options + compiler fingerprint (hex sha256)."""
+    payload = json.dumps([source, sorted((k, v) for k, v in options.items() if v is not None),
+                          compiler_fingerprint()], ensure_ascii=False)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def _diag_dict(d: Any) -> dict:
+    if hasattr(d, "to_dict"):
+        data = dict(d.to_dict())
+    else:
+        data = {k: getattr(d, k, None) for k in ("code", "severity", "line", "column", "message", "hint")}
+    return {"code": data.get("code") or "posecode", "severity": data.get("severity") or "error",
+            "line": int(data.get("line") or 1), "column": int(data.get("column") or 1),
+            "message": str(data.get("message") or ""), "hint": data.get("hint")}
+
+
+def compile_figure(source: str, options: dict | None = None) -> CompiledFigure:
+    """Compile one Posecode block.
+
+    :param source: the block text (fence body or ``.posecode`` file), LF or
+        CRLF line ends; a leading BOM is ignored.
+    :param options: ``view`` (``side|front`` or None), ``avatar`` (fence
+        attribute, overrides the document), ``default_avatar`` (config, used
+        when the document names none), ``title`` (poster title).
+    :returns: a :class:`CompiledFigure`; never raises for bad Posecode (the
+        problems are in ``diagnostics``). An internal failure of the motion
+        compiler becomes an ``internal-error`` diagnostic naming the exception.
+    """
+    options = dict(options or {})
+    key = figure_key(source, options)
+    if source.startswith("\ufeff"):
+        source = source[1:]
+    try:
+        from posecode_ssg.language import parse
+    except ImportError as exc:  # partial install: say so instead of crashing
+        return CompiledFigure(key=key, diagnostics=[{
+            "code": "parser-unavailable", "severity": "error", "line": 1, "column": 1,
+            "message": f"the Posecode parser is not available ({exc})", "hint": "reinstall posecode-ssg"}])
+    result = parse(source)
+    diagnostics = [_diag_dict(d) for d in [*result.errors, *result.warnings]]
+    figure = CompiledFigure(key=key, diagnostics=diagnostics)
+    ir = result.ir
+    if ir is None:
+        return figure
+    figure.name, figure.kind = ir.name, ir.kind
+    figure.props = list(ir.props)
+    figure.repeat = int(ir.repeat or 1)
+    figure.phases = [{"name": p.name, "duration": float(p.duration_sec), "mode": p.easing, "cue": p.cue}
+                     for p in ir.phases]
+    avatar = options.get("avatar")
+    if avatar is not None:
+        from posecode_ssg.language.vocabulary import AVATARS
+
+        if avatar not in AVATARS:
+            figure.diagnostics.append({"code": "fence-attribute", "severity": "warning", "line": 1, "column": 1,
+                                       "message": f"unknown avatar '{avatar}' in the fence attributes "
+                                                  f"(one of {', '.join(AVATARS)}); the document's is used",
+                                       "hint": None})
+            avatar = None
+    avatar = avatar or ir.avatar or options.get("default_avatar")
+    try:
+        from posecode_ssg.motion import compile_ir
+    except ImportError:
+        figure.motion_missing = True
+        return figure
+    try:
+        program = compile_ir(ir, avatar=avatar)
+        figure.motion = program.to_json()
+        try:
+            from posecode_ssg.motion.solve import kinematic_diagnostics
+        except ImportError:
+            kinematic_diagnostics = None
+        if kinematic_diagnostics is not None:
+            for d in kinematic_diagnostics(program):
+                item = _diag_dict(d)
+                if item["severity"] == "error":
+                    item["severity"] = "warning"
+                figure.diagnostics.append(item)
+        try:
+            from posecode_ssg.motion.poster import render_poster
+        except ImportError:
+            render_poster = None
+        if render_poster is not None:
+            figure.poster = render_poster(program, view=options.get("view"),
+                                          title=options.get("title") or ir.name)
+    except Exception as exc:  # a compiler bug must not become a user traceback
+        figure.motion = None
+        figure.diagnostics.append({
+            "code": "internal-error", "severity": "error", "line": ir.line or 1, "column": 1,
+            "message": f"the motion compiler failed on this block: {type(exc).__name__}: {exc}",
+            "hint": "this is a bug in posecode-ssg; please report it with the block"})
+    return figure

@@ -1,0 +1,402 @@
+"""markdown-it-py plugin: ```` ```posecode ```` fences become ``<posecode-figure>`` elements.
+
+Usable from any markdown-it-py pipeline (MkDocs via a Markdown extension
+bridge, Sphinx/MyST via ``myst_parser``'s ``md`` instance, or plain
+``MarkdownIt``)::
+
+    from markdown_it import MarkdownIt
+    from posecode_ssg.site.markdown import posecode_plugin
+
+    md = MarkdownIt("commonmark").use(posecode_plugin)
+    html = md.render(text)          # figures compiled on the fly
+    env = {}; md.render(text, env)  # env["posecode"].diagnostics: problems with document lines
+
+The plugin adds (markdown-it-py's model: small named rules, no core patch):
+
+* core rule ``posecode_bom`` (after ``normalize``): drops a leading U+FEFF so a
+  file saved "UTF-8 with BOM" still starts with its fence or heading;
+* core rule ``posecode_fences`` (after ``block``): every ``fence`` token whose
+  language is ``posecode`` is retyped ``posecode``. Fence detection itself is
+  markdown-it-py's CommonMark fence rule, so backtick and tilde fences of any
+  length, fences inside list items and block quotes (container indentation
+  and ``>`` markers removed, tabs expanded) and closing-fence matching all
+  follow CommonMark §4.5;
+* core rule ``posecode_heading_ids`` (after ``inline``): unique ``id``
+  attributes on headings, never colliding with figure ids;
+* render rules ``posecode`` (the figure, page contract of the runtime) and
+  ``fence`` (ordinary code blocks with a sanitised ``language-`` class).
+
+The language of a fence is the first word of its trimmed info string, or the
+first ``.class`` inside pandoc-style braces, compared case-insensitively.
+Attributes after it (``title="Squat" autoplay=false view=front avatar=avatar2``)
+configure the figure; unknown attributes and bad values are warnings.
+"""
+
+from __future__ import annotations
+
+import difflib
+import html
+import json
+import re
+import shlex
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from markdown_it import MarkdownIt
+from markdown_it.rules_core import StateCore
+from markdown_it.token import Token
+
+from posecode_ssg.site.taxonomy import slugify
+
+LANGUAGE = "posecode"
+FIGURE_ATTRS = ("title", "autoplay", "view", "avatar")
+VIEWS = ("side", "front")
+_TRUE = ("true", "yes", "on", "1")
+_FALSE = ("false", "no", "off", "0")
+
+
+@dataclass
+class FenceInfo:
+    """A parsed fence info string.
+
+    ``language``: the lower-cased language word ("" when none); ``attrs``:
+    the recognised attributes (``title`` str, ``autoplay`` bool, ``view``
+    ``side|front``, ``avatar`` str); ``problems``: messages about attributes
+    that were ignored (unknown names, bad values, unbalanced quotes).
+    """
+
+    language: str
+    attrs: dict[str, Any] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+
+def _split_words(text: str) -> tuple[list[str], str | None]:
+    lexer = shlex.shlex(text, posix=True)
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    try:
+        return list(lexer), None
+    except ValueError as exc:  # unbalanced quote
+        return text.split(), f"cannot read the attributes ({exc}); check the quotes"
+
+
+def parse_info(info: str) -> FenceInfo:
+    """Parse a fence info string into language + figure attributes.
+
+    Forms (case-insensitive language word)::
+
+        posecode title="Squat" autoplay=false view=front
+        {.posecode title="Squat"}          pandoc / MyST attribute braces
+        Posecode                           any capitalisation
+
+    ``posecode-draft`` is a different language. Attribute values may be
+    quoted with ``"`` or ``'``. Only the four figure attributes are read;
+    the rest produce ``problems`` (warnings), never markup.
+    """
+    text = info.strip()
+    if text.startswith("{") and text.endswith("}"):
+        words, problem = _split_words(text[1:-1])
+        language = ""
+        rest = []
+        for word in words:
+            if word.startswith(".") and not language:
+                language = word[1:]
+            elif word.startswith(".") or word.startswith("#"):
+                continue  # further classes / ids are not ours to use
+            else:
+                rest.append(word)
+    else:
+        head, _, tail = text.partition(" ")
+        language = head
+        words, problem = _split_words(tail)
+        rest = words
+    result = FenceInfo(language=language.lower())
+    if result.language != LANGUAGE:
+        return result
+    if problem:
+        result.problems.append(problem)
+    for word in rest:
+        key, eq, value = word.partition("=")
+        key = key.strip().lower()
+        if key not in FIGURE_ATTRS:
+            close = difflib.get_close_matches(key, FIGURE_ATTRS, n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else f" (known: {', '.join(FIGURE_ATTRS)})"
+            result.problems.append(f"unknown fence attribute '{key}'{hint}")
+            continue
+        if key == "autoplay":
+            if not eq:
+                result.attrs["autoplay"] = True
+            elif value.lower() in _TRUE:
+                result.attrs["autoplay"] = True
+            elif value.lower() in _FALSE:
+                result.attrs["autoplay"] = False
+            else:
+                result.problems.append(f"autoplay must be true or false, got '{value}'")
+        elif not eq or not value:
+            result.problems.append(f"fence attribute '{key}' needs a value ({key}=\"...\")")
+        elif key == "view":
+            if value.lower() in VIEWS:
+                result.attrs["view"] = value.lower()
+            else:
+                result.problems.append(f"view must be one of {', '.join(VIEWS)}, got '{value}'")
+        elif key == "avatar":
+            result.attrs["avatar"] = value
+        else:
+            result.attrs[key] = value
+    return result
+
+
+@dataclass
+class PosecodeEnv:
+    """Per-document state the plugin keeps in ``env["posecode"]``.
+
+    ``figures``: the retyped tokens in document order; ``diagnostics``:
+    dicts ``{code, severity, line, column, message, hint}`` with 1-based
+    *document* lines and columns; ``ids``: every id assigned (figures,
+    headings); ``src_lines``: the normalised source split on LF only.
+    """
+
+    figures: list[Token] = field(default_factory=list)
+    diagnostics: list[dict] = field(default_factory=list)
+    ids: set[str] = field(default_factory=set)
+    src_lines: list[str] = field(default_factory=list)
+    reported: set[int] = field(default_factory=set)
+
+
+def posecode_env(env: dict) -> PosecodeEnv:
+    """Return (creating) the plugin's state in a markdown-it ``env`` dict."""
+    state = env.get("posecode")
+    if not isinstance(state, PosecodeEnv):
+        state = env["posecode"] = PosecodeEnv()
+    return state
+
+
+def document_position(token: Token, state: PosecodeEnv, line: int, column: int) -> tuple[int, int]:
+    """Map a 1-based (line, column) inside a fence body to the Markdown document.
+
+    Body line 1 is the line after the opening fence: document line
+    ``token.map[0] + 1 + line`` (1-based). The column is shifted by the
+    container prefix (list indentation, ``> `` markers) found on that
+    document line.
+    """
+    if not token.map:
+        return line, column
+    doc_index = token.map[0] + line  # 0-based index of the document line
+    doc_line = line + token.map[0] + 1
+    body_lines = token.content.split("\n")
+    if 0 <= doc_index < len(state.src_lines) and 1 <= line <= len(body_lines):
+        raw = state.src_lines[doc_index]
+        body = body_lines[line - 1]
+        if body and raw.endswith(body):
+            column += len(raw) - len(body)
+    return doc_line, column
+
+
+def _strip_bom(state: StateCore) -> None:
+    if state.src.startswith("\ufeff"):
+        state.src = state.src[1:]
+
+
+def _unique_id(base: str, used: set[str]) -> str:
+    candidate, n = base, 1
+    while candidate in used:
+        n += 1
+        candidate = f"{base}-{n}"
+    used.add(candidate)
+    return candidate
+
+
+def posecode_plugin(
+    md: MarkdownIt,
+    *,
+    compile_figure: Callable[[str, dict], Any] | None = None,
+    defer: bool = False,
+    id_prefix: str = "posecode-figure-",
+    default_view: str | None = None,
+    autoplay: bool = True,
+) -> None:
+    """Install the posecode fence rules on ``md``.
+
+    :param compile_figure: ``f(source, attrs) -> CompiledFigure`` (see
+        :mod:`posecode_ssg.site.figures`); default: compile with the
+        language and motion packages, no cache.
+    :param defer: when true the core rule only records figures (the site
+        build compiles them in bulk and sets ``token.meta["figure"]``);
+        figures still without one are compiled when rendered.
+    :param id_prefix: figure ids are ``id_prefix + n`` (n = 1, 2, ... in
+        document order, made unique against heading ids), so identical
+        blocks still get distinct ids.
+    :param default_view: ``side|front`` written as ``data-view`` when a fence
+        does not say; ``None`` leaves it to the runtime.
+    :param autoplay: whether figures autoplay unless ``autoplay=false``.
+    """
+    if compile_figure is None:
+        from posecode_ssg.site.figures import compile_figure as default_compile
+
+        compile_figure = default_compile
+
+    def fences_rule(state: StateCore) -> None:
+        pc = posecode_env(state.env)
+        pc.src_lines = state.src.split("\n")
+        count = 0
+        for token in _walk(state.tokens):
+            if token.type != "fence":
+                continue
+            info = parse_info(token.info)
+            if info.language != LANGUAGE:
+                continue
+            count += 1
+            token.type = "posecode"
+            token.meta = dict(token.meta or {})
+            token.meta["info"] = info
+            token.meta["id"] = _unique_id(f"{id_prefix}{count}", pc.ids)
+            pc.figures.append(token)
+            for problem in info.problems:
+                pc.diagnostics.append(_diag("fence-attribute", "warning", token.map[0] + 1 if token.map else 1,
+                                            1, problem, None))
+            if not defer:
+                attach_figure(token, compile_figure(token.content, _figure_options(info)), state.env)
+
+    def heading_ids_rule(state: StateCore) -> None:
+        pc = posecode_env(state.env)
+        tokens = state.tokens
+        for i, token in enumerate(tokens):
+            if token.type == "heading_open" and not token.attrGet("id") and i + 1 < len(tokens):
+                text = "".join(child.content for child in (tokens[i + 1].children or [])
+                               if child.type in ("text", "code_inline"))
+                token.attrSet("id", _unique_id(slugify(text), pc.ids))
+
+    def _figure_options(info: FenceInfo) -> dict:
+        return {"view": info.attrs.get("view", default_view), "avatar": info.attrs.get("avatar"),
+                "title": info.attrs.get("title")}
+
+    def render_posecode(renderer, tokens, idx, options, env) -> str:
+        token = tokens[idx]
+        figure = token.meta.get("figure")
+        if figure is None:
+            figure = compile_figure(token.content, _figure_options(token.meta["info"]))
+            attach_figure(token, figure, env)
+        return figure_html(figure, token.meta["info"], token.meta["id"], default_view=default_view,
+                           autoplay=autoplay, source=token.content)
+
+    md.core.ruler.after("normalize", "posecode_bom", _strip_bom)
+    md.core.ruler.after("block", "posecode_fences", fences_rule)
+    md.core.ruler.after("inline", "posecode_heading_ids", heading_ids_rule)
+    md.add_render_rule("posecode", render_posecode)
+    md.add_render_rule("fence", render_code_fence)
+
+
+def _walk(tokens: list[Token]):
+    for token in tokens:
+        yield token
+        if token.children:
+            yield from _walk(token.children)
+
+
+def _diag(code: str, severity: str, line: int, column: int, message: str, hint: str | None) -> dict:
+    return {"code": code, "severity": severity, "line": line, "column": column, "message": message, "hint": hint}
+
+
+def attach_figure(token: Token, figure: Any, env: dict) -> None:
+    """Store a compiled figure on its token and record its diagnostics in ``env``.
+
+    Block-relative diagnostic positions are mapped to document lines and
+    columns (:func:`document_position`); each token is reported once.
+    """
+    pc = posecode_env(env)
+    token.meta["figure"] = figure
+    if id(token) in pc.reported:
+        return
+    pc.reported.add(id(token))
+    for d in figure.diagnostics:
+        line, column = document_position(token, pc, d.get("line") or 1, d.get("column") or 1)
+        pc.diagnostics.append({**d, "line": line, "column": column})
+
+
+def render_code_fence(renderer, tokens, idx, options, env) -> str:
+    """Render an ordinary fence as ``<pre><code class="language-x">``.
+
+    Only the language word (letters, digits, ``+ - _ .``) reaches the class,
+    never the rest of the info string (no ``title=``, braces or quotes).
+    """
+    token = tokens[idx]
+    info = token.info.strip()
+    if info.startswith("{"):
+        match = re.search(r"\.([A-Za-z0-9_+\-]+)", info)
+        language = match.group(1) if match else ""
+    else:
+        language = info.split(None, 1)[0] if info else ""
+        language = re.sub(r"[^A-Za-z0-9_+\-.]", "", language)
+    cls = f' class="language-{html.escape(language.lower())}"' if language else ""
+    return f"<pre><code{cls}>{html.escape(token.content, quote=False)}</code></pre>\n"
+
+
+_JSON_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+_JSON_ESCAPE_RE = re.compile("[<>&\u2028\u2029]")
+
+
+def script_json(data: Any) -> str:
+    """Serialise ``data`` as compact JSON safe inside an HTML ``<script>`` element.
+
+    ``< > &`` and U+2028/U+2029 become ``\\u`` escapes (JSON string escapes,
+    so the decoded strings are unchanged): the text can never contain
+    ``</script``, ``<!--`` or a raw line/paragraph separator (HTML Living
+    Standard §4.12.1.3, "restrictions for contents of script elements").
+    """
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return _JSON_ESCAPE_RE.sub(lambda m: _JSON_ESCAPES[m.group(0)], text)
+
+
+def _esc(text: Any) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:g} s"
+
+
+def figure_html(figure: Any, info: FenceInfo, figure_id: str, *, default_view: str | None = None,
+                autoplay: bool = True, source: str = "") -> str:
+    """Return the ``<posecode-figure>`` markup of one compiled block (runtime page contract).
+
+    Structure: ``<posecode-figure id data-title [autoplay] [data-view]>`` holding
+    the inline motion JSON (:func:`script_json`), the SVG poster in
+    ``<figure class="posecode-poster">`` with a ``<figcaption>``, and an
+    ``<ol class="posecode-phases">`` listing phase name, duration, timing
+    mode and cue (works without JavaScript). A block with errors renders an
+    error box with the escaped source instead. All author text is escaped.
+    """
+    title = info.attrs.get("title") or figure.name or "Posecode figure"
+    if figure.errors:
+        items = "".join(
+            f"<li>line {d['line']}: {_esc(d['message'])}</li>" for d in figure.diagnostics
+            if d["severity"] == "error")
+        return (f'<div class="posecode-error" id="{_esc(figure_id)}" role="alert">'
+                f"<p><strong>This Posecode block has errors</strong> ({_esc(title)}):</p><ul>{items}</ul>"
+                f"<pre><code>{html.escape(source, quote=False)}</code></pre></div>\n")
+    view = info.attrs.get("view", default_view)
+    play = info.attrs.get("autoplay", autoplay)
+    attrs = f' id="{_esc(figure_id)}" data-title="{_esc(title)}"'
+    if play:
+        attrs += " autoplay"
+    if view:
+        attrs += f' data-view="{_esc(view)}"'
+    parts = [f"<posecode-figure{attrs}>"]
+    if figure.motion is not None:
+        parts.append(f'<script type="application/json">{script_json(figure.motion)}</script>')
+    reps = f" · repeat ×{figure.repeat}" if figure.repeat and figure.repeat > 1 else ""
+    caption = f'<figcaption>{_esc(title)}<span class="posecode-reps">{_esc(reps)}</span></figcaption>'
+    if figure.poster:
+        parts.append(f'<figure class="posecode-poster">{figure.poster}{caption}</figure>')
+    else:
+        parts.append(f'<figure class="posecode-poster posecode-poster-missing">{caption}</figure>')
+    items = []
+    for phase in figure.phases:
+        cue = f'<span class="posecode-phase-cue">{_esc(phase["cue"])}</span>' if phase.get("cue") else ""
+        items.append(
+            f'<li><span class="posecode-phase-name">{_esc(phase["name"])}</span> '
+            f'<span class="posecode-phase-meta">{_esc(_duration(phase["duration"]))} · {_esc(phase["mode"])}</span>'
+            f"{cue}</li>")
+    parts.append(f'<ol class="posecode-phases" aria-label="Steps of {_esc(title)}">{"".join(items)}</ol>')
+    parts.append("</posecode-figure>\n")
+    return "".join(parts)

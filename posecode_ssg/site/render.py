@@ -1,0 +1,71 @@
+"""Themes: Jinja2 template lookup, static files, fingerprints.
+
+A theme is an ordered list of folders, searched first to last (the MkDocs
+``custom_dir`` rule): the user's ``theme_dir`` (when configured), then the
+built-in theme shipped inside the package at ``posecode_ssg/themes/<name>/``.
+Each folder holds Jinja2 templates (``base.html``, ``page.html``, ...) and a
+``static/`` folder; any file in ``theme_dir`` replaces the built-in file of
+the same relative name, template or static. Templates are documented in
+``docs/site.md``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import jinja2
+
+THEMES_DIR = Path(__file__).resolve().parent.parent / "themes"
+
+
+class Theme:
+    """A resolved theme: ``folders`` (override first), a Jinja2 environment and static files.
+
+    :raises FileNotFoundError: the named built-in theme does not exist.
+    """
+
+    def __init__(self, name: str = "default", theme_dir: Path | None = None):
+        builtin = THEMES_DIR / name
+        if not builtin.is_dir():
+            raise FileNotFoundError(f"theme '{name}' not found in {THEMES_DIR}")
+        self.folders: list[Path] = ([theme_dir] if theme_dir else []) + [builtin]
+        self.env = jinja2.Environment(
+            loader=jinja2.FileSystemLoader([str(f) for f in self.folders]),
+            autoescape=jinja2.select_autoescape(["html", "xml"], default_for_string=True),
+            trim_blocks=True,
+            lstrip_blocks=True,
+            keep_trailing_newline=True,
+        )
+
+    def static_files(self) -> dict[str, Path]:
+        """Return ``{relative name: path}`` of the merged ``static/`` folders (override wins), sorted."""
+        files: dict[str, Path] = {}
+        for folder in reversed(self.folders):
+            static = folder / "static"
+            if static.is_dir():
+                for path in static.rglob("*"):
+                    if path.is_file() and not path.name.startswith("."):
+                        files[path.relative_to(static).as_posix()] = path
+        return dict(sorted(files.items()))
+
+    def fingerprint(self) -> str:
+        """Hash of every template and static file of the theme (names and bytes)."""
+        digest = hashlib.sha256()
+        for folder in self.folders:
+            for path in sorted(folder.rglob("*")):
+                if path.is_file():
+                    digest.update(path.relative_to(folder).as_posix().encode())
+                    digest.update(path.read_bytes())
+        return digest.hexdigest()[:16]
+
+    def render(self, template: str, context: dict) -> str:
+        """Render ``template`` with ``context`` (autoescaped HTML/XML)."""
+        return self.env.get_template(template).render(context)
+
+
+def hashed_name(name: str, data: bytes) -> str:
+    """Return ``stem.<first 10 hex of sha256>.ext`` for a shared asset (cache-busting name)."""
+    digest = hashlib.sha256(data).hexdigest()[:10]
+    stem, dot, ext = name.rpartition(".")
+    return f"{stem}.{digest}.{ext}" if dot else f"{name}.{digest}"

@@ -1,0 +1,88 @@
+// posecode-ssg default theme: library filters (muscle, equipment, level) and search over
+// the build-time index (names, summaries, step names, cues). No server involved.
+(function () {
+  "use strict";
+  document.documentElement.classList.add("js");
+
+  function words(text) {
+    return (text || "").toLowerCase().normalize("NFKD").replace(/[\u0300-\u036f]/g, "").split(/[^a-z0-9]+/).filter(Boolean);
+  }
+
+  function setup() {
+    var form = document.querySelector("[data-library-filters]");
+    if (!form) return;
+    var cards = Array.prototype.slice.call(document.querySelectorAll("[data-cards] > .card"));
+    var count = form.querySelector("[data-result-count]");
+    var noResults = document.querySelector("[data-no-results]");
+    var others = document.querySelector("[data-other-results]");
+    var input = form.querySelector("input[name=q]");
+    var index = null, loading = null;
+
+    function loadIndex() {
+      if (loading) return loading;
+      loading = fetch(form.getAttribute("data-search-index"))
+        .then(function (r) { if (!r.ok) throw new Error("HTTP " + r.status); return r.json(); })
+        .then(function (data) {
+          index = data.pages.map(function (p) {
+            return { t: p.t, u: p.u, s: p.s, text: " " + words(p.t + " " + p.s + " " + p.x).join(" ") + " " };
+          });
+        })
+        .catch(function () { index = []; });
+      return loading;
+    }
+
+    function matches(query) {
+      var terms = words(query);
+      if (!terms.length) return null;
+      var hits = {};
+      index.forEach(function (entry) {
+        if (terms.every(function (t) { return entry.text.indexOf(" " + t) !== -1; })) hits[entry.u] = entry;
+      });
+      return hits;
+    }
+
+    function apply() {
+      var muscle = form.elements.muscle.value, equipment = form.elements.equipment.value, level = form.elements.level.value;
+      var query = input.value.trim();
+      var hits = query && index ? matches(query) : null;
+      var shown = 0;
+      cards.forEach(function (card) {
+        var ok = (!muscle || (" " + card.dataset.muscles + " ").indexOf(" " + muscle + " ") !== -1)
+          && (!equipment || (" " + card.dataset.equipment + " ").indexOf(" " + equipment + " ") !== -1)
+          && (!level || card.dataset.level === level)
+          && (!hits || Object.prototype.hasOwnProperty.call(hits, card.dataset.url));
+        card.hidden = !ok;
+        if (ok) shown++;
+      });
+      count.textContent = shown === cards.length ? cards.length + " exercises" : shown + " of " + cards.length + " exercises";
+      noResults.hidden = shown !== 0;
+      others.textContent = "";
+      others.hidden = true;
+      if (hits && !muscle && !equipment && !level) {
+        var cardUrls = {};
+        cards.forEach(function (c) { cardUrls[c.dataset.url] = true; });
+        Object.keys(hits).sort().forEach(function (u) {
+          if (cardUrls[u]) return;
+          var li = document.createElement("li"), a = document.createElement("a");
+          a.href = u; a.textContent = hits[u].t; li.appendChild(a);
+          others.appendChild(li); others.hidden = false;
+        });
+      }
+    }
+
+    form.addEventListener("input", function () {
+      if (input.value.trim() && !index) loadIndex().then(apply); else apply();
+    });
+    form.addEventListener("change", apply);
+    form.addEventListener("reset", function () { setTimeout(apply, 0); });
+    var params = new URLSearchParams(window.location.search);
+    if (params.get("q")) {
+      input.value = params.get("q");
+      loadIndex().then(apply);
+    } else {
+      apply();
+    }
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", setup); else setup();
+})();
