@@ -664,8 +664,9 @@ class _Parser:
         action_tok, number_tok = st.tokens[1], st.tokens[2]
         action = str(action_tok)
         if action not in V.ACTIONS:
+            synonym = V.ACTION_SYNONYMS.get(action.lower())
             self.err("unknown-action", st.line, action_tok.column, f'unknown action: "{action}"',
-                     did_you_mean(action, V.ACTION_NAMES)
+                     (f"did you mean `{synonym}`?" if synonym else did_you_mean(action, V.ACTION_NAMES))
                      or "actions: " + ", ".join(V.ACTION_NAMES[:-1]) + ", hold neutral")
             return
         if not ok:

@@ -182,6 +182,18 @@ ACTIONS: Mapping[str, Action] = MappingProxyType(
     }
 )
 
+#: Common words authors reach for that are not Posecode actions, and the action they probably
+#: mean. Used only for did-you-mean hints; the parser never maps one silently (closed vocabulary,
+#: spec §1).
+ACTION_SYNONYMS: Mapping[str, str] = MappingProxyType(
+    {
+        "bend": "flex", "curl": "flex", "straighten": "extend", "raise": "flex",
+        "lift": "flex", "rotate": "twist-left", "twist": "twist-left", "turn": "twist-left",
+        "tilt": "abduct", "spread": "abduct", "point": "plantarflex", "hyperextend": "extend",
+        "neutral": "hold neutral", "reset": "hold neutral", "rest": "hold neutral",
+    }
+)
+
 #: The reset action ``<joint>: hold neutral`` (all three channels to 0, all marked authored).
 HOLD = "hold"
 HOLD_ARGUMENT = "neutral"
