@@ -556,9 +556,19 @@ class _Build:
             "summary": meta.get("summary", ""),
         }
 
+    def _body_tokens(self, page: Page) -> list:
+        """The page's tokens without its leading level-1 heading (the template shows the title)."""
+        tokens = page.tokens
+        i = 0
+        while i < len(tokens) and tokens[i].type == "front_matter":
+            i += 1
+        if i + 2 < len(tokens) and tokens[i].type == "heading_open" and tokens[i].tag == "h1":
+            return tokens[:i] + tokens[i + 3:]
+        return tokens
+
     def _render_page(self, page: Page) -> str:
         self._rewrite_links(page)
-        body = self.md.renderer.render(page.tokens, self.md.options, page.env)
+        body = self.md.renderer.render(self._body_tokens(page), self.md.options, page.env)
         rec = self.records[page.src_uri]
         ctx = {"title": page.title, "url": self.url(page.url), "content": Markup(body),
                "source": page.text if page.source_kind == "posecode" else None, "source_kind": page.source_kind,
