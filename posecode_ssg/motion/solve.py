@@ -1,19 +1,685 @@
-"""Keyframe solve (placeholder while the full solver is written)."""
+"""Build-time keyframe solve and kinematic diagnostics (numpy).
+
+:func:`solve_keyframes` poses the figure at the start pose and at every phase end: forward
+kinematics, grounding, ground-lock, pin, grip, prop push-out, reach CCD, foot levelling and the
+floor clamp. :func:`kinematic_diagnostics` turns what the solve finds into
+:class:`~posecode_ssg.language.diagnostics.Diagnostic` records (codes ``kinematic-*``), each
+anchored to the document line that asked for the thing that failed.
+
+Sources: spec §5–§6 (contact semantics: pin moves the body, reach moves the limb, CCD with a ROM
+clamp every iteration, residuals recorded); kinematics-reference (KR) §4 (bounding-box drop), §6
+(per-frame order, ground-lock paths, foot levelling), §7 (CCD chains, 12 iterations, 1 cm stop,
+floor targets), §8 (pin), §9 (grip), §10.1 (prop faces). Where KR marks a gap we do better:
+
+- ground-lock keeps **each** planted contact where it was at the end of the previous phase
+  (translation first, then a per-leg CCD for what translation cannot hold), not the average;
+- a planted foot that cannot be levelled inside the ankle box is reported, never silently lifted.
+
+The solve works on phase ends only (keyframes), which is what posters and diagnostics need; the
+browser runtime solves every frame.
+"""
+
 from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from .fk import forward_kinematics
-from .rig import START_POSES_TABLE, avatar
-from .rotation import euler_to_matrix
+from posecode_ssg.language.diagnostics import Diagnostic
+from posecode_ssg.language.ir import Contact
+from posecode_ssg.language.rom import rom_box
+from posecode_ssg.language.vocabulary import BACK_BONES, EFFECTOR_BONE, FLOOR
+
+from .fk import World, forward_kinematics, subtree
+from .rig import PARENT, PROP_GEOMETRY, SOLVER, START_POSES_TABLE, Avatar, anchor_position, avatar
+from .rotation import axis_angle_matrix, euler_to_matrix, matrix_to_euler, rot_y
+
+__all__ = ["solve_keyframes", "kinematic_diagnostics", "Solution", "PhaseSolution",
+           "grounded_start_root"]
+
+_CHAINS = {"hand": ("shoulder", "elbow"), "fist": ("shoulder", "elbow"), "elbow": ("shoulder",),
+           "foot": ("hip", "knee"), "knee": ("hip",)}
+_PROP_TARGET_TOPS = ("box", "seat")   # anchors on a top surface: feet meet them with the sole
 
 
-def grounded_start_root(pose: str, avatar_id: str | None = None) -> np.ndarray:
-    """Root position (m) of a built-in start pose after the bounding-box drop (KR §4)."""
+def grounded_start_root(pose: str, avatar_id: str | None = None, euler=None) -> np.ndarray:
+    """Root position (m) of a built-in start pose after the bounding-box drop (KR §4): the lowest
+    mesh point of the figure is moved onto y = 0. ``euler`` (bone -> degrees) replaces the
+    built-in joint values (e.g. a composed start pose)."""
     sp = START_POSES_TABLE[pose]
     av = avatar(avatar_id)
     R = euler_to_matrix(sp.root_euler)
     p = np.asarray(sp.root_position, float)
-    w = forward_kinematics(av, dict(sp.joints), p, R)
-    p = p - np.array([0, w.lowest(), 0])
+    w = forward_kinematics(av, dict(sp.joints) if euler is None else euler, p, R)
+    return p - np.array([0.0, w.lowest(), 0.0])
+
+
+@dataclass
+class ContactResult:
+    """The outcome of one reach, pin or grip at a phase end: ``residual`` metres between the
+    effector's contact point and its target after the whole solve; ``target`` the world point."""
+
+    kind: str          # "reach" | "pin" | "grip"
+    contact: Contact
+    target: np.ndarray
+    residual: float
+
+
+@dataclass
+class FootReport:
+    """A planted foot that could not be levelled: ``needed`` ankle x (degrees) to put the sole
+    flat, ``limit`` the box edge used, ``heel`` / ``toe`` heights (m) after the solve."""
+
+    side: str
+    needed: float
+    limit: float
+    heel: float
+    toe: float
+
+
+@dataclass
+class PhaseSolution:
+    """The solved pose at the end of one phase (``world``: joints and landmarks in metres)."""
+
+    index: int
+    world: World
+    euler: dict[str, tuple[float, float, float]]
+    contacts: list[ContactResult] = field(default_factory=list)
+    lifted_locks: list[tuple[str, float]] = field(default_factory=list)   # (contact, height m)
+    feet: list[FootReport] = field(default_factory=list)
+    drift: list[tuple[str, float]] = field(default_factory=list)          # (foot, metres)
+    planted: dict[str, np.ndarray] = field(default_factory=dict)          # contact -> world point
+
+
+@dataclass
+class Solution:
+    """Solved base pose and one :class:`PhaseSolution` per keyframe."""
+
+    avatar: Avatar
+    base: World
+    phases: list[PhaseSolution]
+
+
+# ---------------------------------------------------------------------------------------------
+# helpers
+# ---------------------------------------------------------------------------------------------
+
+
+class _Pose:
+    """Mutable working pose: local rotation matrices + root transform, with cached FK."""
+
+    def __init__(self, av: Avatar, euler, root_pos, root_rot):
+        self.av = av
+        self.euler = {b: tuple(float(c) for c in e) for b, e in euler.items()}
+        self.local = {b: euler_to_matrix(e) for b, e in self.euler.items()}
+        self.root_pos = np.asarray(root_pos, float).copy()
+        self.root_rot = np.asarray(root_rot, float).copy()
+        self._world: World | None = None
+
+    def world(self) -> World:
+        if self._world is None:
+            self._world = forward_kinematics(self.av, {}, self.root_pos, self.root_rot, local=self.local)
+        return self._world
+
+    def move(self, delta) -> None:
+        self.root_pos = self.root_pos + np.asarray(delta, float)
+        self._world = None
+
+    def set_euler(self, bone: str, e) -> None:
+        self.euler[bone] = tuple(float(c) for c in e)
+        self.local[bone] = euler_to_matrix(e)
+        self._world = None
+
+    def rotate_root_about(self, axis: np.ndarray, angle: float, pivot: np.ndarray) -> None:
+        R = axis_angle_matrix(axis, angle)
+        self.root_rot = R @ self.root_rot
+        self.root_pos = pivot + R @ (self.root_pos - pivot)
+        self._world = None
+
+
+def _side(name: str) -> str:
+    return "left" if name.endswith("_left") else "right"
+
+
+def _clamp_box(bone: str, e, widen=None) -> tuple[float, float, float]:
+    box = rom_box(bone)
+    out = []
+    for i, ax in enumerate("xyz"):
+        lo, hi = box[ax]
+        if widen is not None:
+            lo, hi = min(lo, widen[i]), max(hi, widen[i])
+        out.append(min(max(float(e[i]), lo), hi))
+    return tuple(out)
+
+
+def _contact_height(w: World, effector: str) -> float:
+    """Height (m) of the effector's joint when its own surface just touches the floor (KR §7.1)."""
+    bone = EFFECTOR_BONE[effector]
+    if effector.startswith("elbow"):
+        return float(SOLVER["elbowFloorHeight"])
+    if effector == "pelvis":
+        return max(float(SOLVER["pelvisFloorMin"]), float(w.pos["pelvis"][1] - w.lowest(BACK_BONES)))
+    if effector.startswith("knee"):
+        # the knee cap: the larger of the thigh's distal and the shin's proximal capsule radius
+        side = _side(effector)
+        radii = [r1 for a, b, _r0, r1 in w.avatar.segments if b == bone]
+        radii += [r0 for a, b, r0, _r1 in w.avatar.segments if a == bone and b == f"ankle_{side}"]
+        return float(max(radii))
+    return float(w.pos[bone][1] - w.lowest(subtree(bone)))
+
+
+def _effector_point(w: World, effector: str, target: str) -> np.ndarray:
+    """The point of an effector that meets ``target``: a foot meets a top surface (box, seat)
+    with its sole centre, everything else with its joint."""
+    if effector.startswith("foot") and target in _PROP_TARGET_TOPS:
+        return w.landmarks[f"sole_{_side(effector)}"]
+    return w.pos[EFFECTOR_BONE[effector]]
+
+
+def _ccd(pose: _Pose, chain: tuple[str, ...], end_fn, target: np.ndarray, widen: dict) -> None:
+    """CCD from the authored pose and, when that stops short (a target out of reach), a second
+    try with the hinge (elbow / knee) straightened and only the ball joint aiming; keeps the
+    closer result. See :func:`_ccd_run`."""
+    start = {j: pose.euler[j] for j in chain}
+    _ccd_run(pose, chain, end_fn, target, widen)
+    d1 = float(np.linalg.norm(end_fn(pose.world()) - target))
+    hinges = [j for j in chain if j.startswith(("elbow", "knee"))]
+    if d1 <= float(SOLVER["ccdStopDistance"]) or not hinges:
+        return
+    first = {j: pose.euler[j] for j in chain}
+    for j in chain:
+        pose.set_euler(j, start[j])
+    for j in hinges:
+        e = start[j]
+        pose.set_euler(j, _clamp_box(j, (0.0, e[1], e[2]), widen.get(j)))
+    _ccd_run(pose, tuple(j for j in chain if j not in hinges), end_fn, target, widen)
+    if float(np.linalg.norm(end_fn(pose.world()) - target)) > d1:
+        for j in chain:
+            pose.set_euler(j, first[j])
+
+
+def _ccd_run(pose: _Pose, chain: tuple[str, ...], end_fn, target: np.ndarray, widen: dict) -> None:
+    """CCD (KR §7): visit the chain distal → proximal, rotate each joint to swing the end point
+    toward the target, clamp its Euler angles into the ROM box (widened to the authored value)
+    after every step; at most ``ccdIterations`` passes, stop within ``ccdStopDistance``."""
+    stop2 = float(SOLVER["ccdStopDistance"]) ** 2
+    for _ in range(int(SOLVER["ccdIterations"])):
+        if float(np.sum((end_fn(pose.world()) - target) ** 2)) < stop2:
+            return
+        for joint in reversed(chain):
+            w = pose.world()
+            j = w.pos[joint]
+            a = end_fn(w) - j
+            b = target - j
+            if joint.startswith(("elbow", "knee")):
+                # hinge joints: only x moves the end point (elbow y is the forearm's own twist), so
+                # rotate about the hinge axis (the parent's local X, outermost in XYZ order) by
+                # the signed angle between the projections of a and b onto its normal plane
+                u = w.rot[PARENT[joint]] @ np.array([1.0, 0.0, 0.0])
+                ap, bp = a - u * (a @ u), b - u * (b @ u)
+                if ap @ ap < 1e-8 or bp @ bp < 1e-8:
+                    continue
+                ang = math.atan2(float(u @ np.cross(ap, bp)), float(ap @ bp))
+                e = pose.euler[joint]
+                pose.set_euler(joint, _clamp_box(joint, (e[0] + math.degrees(ang), e[1], e[2]),
+                                                 widen.get(joint)))
+                continue
+            na, nb = np.linalg.norm(a), np.linalg.norm(b)
+            if na * na < 1e-8 or nb * nb < 1e-8:
+                continue
+            a, b = a / na, b / nb
+            ang = math.acos(float(np.clip(np.dot(a, b), -1.0, 1.0)))
+            if ang < 1e-5:
+                continue
+            axis = np.cross(a, b)
+            n = np.linalg.norm(axis)
+            if n < 1e-9:
+                continue
+            Rd = axis_angle_matrix(axis / n, ang)
+            parent_rot = w.rot[joint] @ pose.local[joint].T
+            new_local = parent_rot.T @ Rd @ parent_rot @ pose.local[joint]
+            e = _clamp_box(joint, matrix_to_euler(new_local), widen.get(joint))
+            pose.set_euler(joint, e)
+
+
+def _sole_metrics(w: World, side: str) -> tuple[float, float]:
+    return float(w.landmarks[f"heel_{side}"][1]), float(w.landmarks[f"toe_{side}"][1])
+
+
+def _level_foot(pose: _Pose, side: str, authored_x: float) -> tuple[float, float] | None:
+    """Plantigrade levelling (KR §6.4): choose the ankle x that puts the sole flat (forward axis
+    horizontal), clamped to the ankle box. Keeps tiptoe intent (authored x > 15°). Returns
+    (needed, used) when the box stopped it, else None."""
+    if authored_x > float(SOLVER["plantigradeMaxAnkle"]):
+        return None
+    ankle = f"ankle_{side}"
+    w = pose.world()
+    Rk = w.rot[f"knee_{side}"]
+    needed = math.degrees(math.atan2(Rk[1, 2], Rk[1, 1]))
+    lo, hi = rom_box(ankle)["x"]
+    used = min(max(needed, lo), hi)
+    e = pose.euler[ankle]
+    pose.set_euler(ankle, (used, e[1], e[2]))
+    if abs(used - needed) > 0.25:
+        return needed, used
+    return None
+
+
+def _face_push(pose: _Pose, props: list[str]) -> None:
+    """Body-resolving prop faces (KR §10.1): sample torso, head and shins as spheres; translate the
+    root along each face's normal by the deepest owned sample. Two passes."""
+    faces = [f for p in props for f in PROP_GEOMETRY[p]["faces"] if f["resolve"] == "body"]
+    if not faces:
+        return
+    for _ in range(2):
+        for f in faces:
+            w = pose.world()
+            col = w.avatar.collision
+            samples = []
+            parts = set(f["blocks"])
+            if parts & {"torso", "all"}:
+                samples += [(w.pos["pelvis"] + t * (w.pos["neck"] - w.pos["pelvis"]), col["torso"])
+                            for t in (0, 0.33, 0.66, 1)]
+            if parts & {"head", "all"}:
+                samples.append((w.pos["head"], col["head"]))
+            if parts & {"shins", "all"}:
+                for s in ("left", "right"):
+                    samples += [(w.pos[f"knee_{s}"] + t * (w.pos[f"ankle_{s}"] - w.pos[f"knee_{s}"]), col["shin"])
+                                for t in (0, 0.33, 0.66, 1)]
+            c, n = np.asarray(f["center"]), np.asarray(f["normal"])
+            u, v = np.asarray(f["u"]), np.asarray(f["v"])
+            depth = 0.0
+            for p, r in samples:
+                d = float((p - c) @ n)
+                if -f["capture"] <= d < r and abs(float((p - c) @ u)) <= f["halfU"] + r \
+                        and abs(float((p - c) @ v)) <= f["halfV"] + r:
+                    depth = max(depth, r - d)
+            if depth > 1e-4:
+                pose.move(n * depth)
+
+
+# ---------------------------------------------------------------------------------------------
+# the solve
+# ---------------------------------------------------------------------------------------------
+
+
+def _residual(w: World, c: Contact, target: np.ndarray) -> float:
+    """Distance (m) between an effector and its target after the solve. For the floor: the
+    horizontal distance of the joint from the target's x, z combined with the gap between the
+    effector's own surface and the floor (KR §7: floor targets keep x, z and use the current
+    contact-surface height)."""
+    p = _effector_point(w, c.effector, c.target)
+    if c.target != FLOOR:
+        return float(np.linalg.norm(p - target))
+    gap = float(w.pos[EFFECTOR_BONE[c.effector]][1]) - _contact_height(w, c.effector)
+    return float(math.hypot(p[0] - target[0], p[2] - target[2], max(gap, 0.0)) if gap > 0
+                 else math.hypot(p[0] - target[0], p[2] - target[2], gap))
+
+
+def _floor_target(w: World, c: Contact) -> np.ndarray:
+    bone = EFFECTOR_BONE[c.effector]
+    p = w.pos[bone].copy()
+    if c.effector.startswith("hand"):
+        sh = w.pos[f"shoulder_{_side(c.effector)}"]
+        d = np.array([p[0] - sh[0], 0.0, p[2] - sh[2]])
+        n = np.linalg.norm(d)
+        if n > 1e-6:
+            p += d / n * float(SOLVER["handFloorOutward"])
+    p[1] = _contact_height(w, c.effector)
     return p
+
+
+def _ground_lock(pose: _Pose, locks: tuple[str, ...], anchors: dict[str, np.ndarray],
+                 semantic_ankle: dict[str, float], result: PhaseSolution) -> None:
+    planted_h = float(SOLVER["plantedHeight"])
+    feet = [s for s in ("left", "right") if f"foot_{s}" in locks]
+    uppers = [c for c in locks if c.startswith(("hand", "elbow"))]
+    if "back" in locks:
+        pose.move((0.0, -pose.world().lowest(BACK_BONES), 0.0))
+        return
+    if not feet:
+        return   # hands / forearms only: the floor clamp does the rest (KR §6.3)
+
+    def drop_feet():
+        low = pose.world().lowest_by_bone()
+        pose.move((0.0, -min(low[f"ankle_{s}"] for s in feet), 0.0))
+
+    planted: list[str] = []
+    level = not uppers   # feet behind a hands/forearms support stand on their toes (plank)
+    for _round in range(2):
+        drop_feet()
+        low = pose.world().lowest_by_bone()
+        planted = [s for s in feet if low[f"ankle_{s}"] <= planted_h]
+        for s in (planted if level else ()):
+            rep = _level_foot(pose, s, semantic_ankle[s])
+            if rep is not None and _round == 1:
+                result.feet.append(FootReport(s, rep[0], rep[1], 0.0, 0.0))
+        drop_feet()
+        held = [s for s in planted if f"foot_{s}" in anchors]
+        if held:
+            w = pose.world()
+            delta = np.mean([anchors[f"foot_{s}"] - w.landmarks[f"sole_{s}"] for s in held], axis=0)
+            pose.move((delta[0], 0.0, delta[2]))
+            # per-leg CCD for what one translation cannot hold (feet spreading apart)
+            for s in held:
+                w = pose.world()
+                err = anchors[f"foot_{s}"] - w.landmarks[f"sole_{s}"]
+                err[1] = 0.0
+                if np.linalg.norm(err) > float(SOLVER["plantTolerance"]):
+                    target = w.pos[f"ankle_{s}"] + err
+                    widen = {j: pose.euler[j] for j in (f"hip_{s}", f"knee_{s}")}
+                    _ccd(pose, (f"hip_{s}", f"knee_{s}"), lambda ww, s=s: ww.pos[f"ankle_{s}"], target, widen)
+    if uppers:
+        # hands/forearms + feet: pivot the rigid body about the lateral axis through the mean
+        # planted ankle so the mean upper-support height reaches its floor height (KR §6.3).
+        yaw_axis = pose.root_rot @ np.array([1.0, 0.0, 0.0])
+        yaw_axis[1] = 0.0
+        yaw_axis /= max(np.linalg.norm(yaw_axis), 1e-9)
+
+        def err() -> float:
+            w = pose.world()
+            return float(np.mean([w.pos[EFFECTOR_BONE[c]][1] - _contact_height(w, c) for c in uppers]))
+
+        for _ in range(8):
+            e0 = err()
+            if abs(e0) < 0.004:
+                break
+            w = pose.world()
+            pivot = np.mean([w.pos[f"ankle_{s}"] for s in feet], axis=0)
+            pose.rotate_root_about(yaw_axis, 0.01, pivot)
+            d = (err() - e0) / 0.01
+            pose.rotate_root_about(yaw_axis, -0.01, pivot)
+            if abs(d) < 1e-4:
+                break
+            step = float(np.clip(-e0 / d, -0.35, 0.35))
+            pose.rotate_root_about(yaw_axis, step, pivot)
+        low = pose.world().lowest()
+        if low < 0:
+            pose.move((0.0, -low, 0.0))
+    result.planted.update({f"foot_{s}": pose.world().landmarks[f"sole_{s}"].copy() for s in planted})
+
+
+def solve_keyframes(program) -> Solution:
+    """Solve the base pose and every phase end of a compiled program (cached on the program).
+
+    Returns a :class:`Solution` whose phase worlds hold joint and landmark positions in metres.
+    Never raises for a program that :func:`~posecode_ssg.motion.compile_ir` produced.
+    """
+    if program._solution is not None:
+        return program._solution
+    av = avatar(program.avatar)
+    sp = START_POSES_TABLE[program.start_pose]
+    base_rot = euler_to_matrix(sp.root_euler)
+    base_root = grounded_start_root(program.start_pose, program.avatar, program.base_euler)
+    base_world = forward_kinematics(av, program.base_euler, base_root, base_rot)
+
+    def chor(p, turn, travel):   # world point -> choreography frame (yaw and travel removed)
+        q = p - base_root - np.array([travel[0], 0.0, travel[1]])
+        return rot_y(-turn) @ q
+
+    def unchor(p, turn, travel):
+        return rot_y(turn) @ p + base_root + np.array([travel[0], 0.0, travel[1]])
+
+    prev_world, prev_turn, prev_travel = base_world, 0.0, (0.0, 0.0)
+    prev_pins: dict[tuple[str, str], np.ndarray] = {}
+    prev_support = {"foot_left", "foot_right"}   # the start pose stands on whatever is down
+    phases: list[PhaseSolution] = []
+    # gait exception (KR §8): a clip that travels and floor-pins feet on both sides treats floor
+    # foot pins as stance feet: the root keeps its travelled position, the leg reaches the plant
+    pinned_sides = {_side(c.effector) for k in program.keyframes for c in k.pins
+                    if c.effector.startswith("foot") and c.target == FLOOR}
+    gait = len(pinned_sides) == 2 and any(k.travel_authored for k in program.keyframes)
+    planted_h = float(SOLVER["plantedHeight"])
+    for i, kf in enumerate(program.keyframes):
+        root_rot = rot_y(kf.turn) @ base_rot
+        root_pos = base_root + np.array([kf.travel[0], 0.0, kf.travel[1]])
+        pose = _Pose(av, kf.euler, root_pos, root_rot)
+        res = PhaseSolution(i, None, {})   # type: ignore[arg-type]
+
+        # anchors: every foot sole on the floor at the end of the previous phase, carried by the
+        # change of turn and travel (KR §5.4, §6.2)
+        anchors: dict[str, np.ndarray] = {}
+        for s in ("left", "right"):
+            p = prev_world.landmarks[f"sole_{s}"]
+            low = prev_world.lowest(subtree(f"ankle_{s}"))
+            if low <= planted_h and f"foot_{s}" in prev_support:
+                a = unchor(chor(p, prev_turn, prev_travel), kf.turn, kf.travel)
+                a[1] = 0.0
+                anchors[f"foot_{s}"] = a
+        # ground-locked contacts not near the floor when the phase begins
+        prev_low = prev_world.lowest_by_bone()
+        for c in kf.ground_lock:
+            if c == "back":
+                h = prev_world.lowest(BACK_BONES)
+            elif c.startswith("foot"):
+                h = prev_low[f"ankle_{_side(c)}"]
+            else:
+                b = EFFECTOR_BONE[c] if c in EFFECTOR_BONE else c
+                h = prev_world.lowest(subtree(b)) if not c.startswith("elbow") else \
+                    prev_world.pos[b][1] - float(SOLVER["elbowFloorHeight"])
+            if h > planted_h:
+                res.lifted_locks.append((c, float(h)))
+
+        sem_ankle = {s: kf.semantic[f"ankle_{s}"][0] for s in ("left", "right")}
+        if kf.ground_lock:
+            _ground_lock(pose, kf.ground_lock, anchors, sem_ankle, res)
+
+        # pins (KR §8): translate the root so the effector meets its anchor
+        pin_targets = []
+        for c in kf.pins:
+            w = pose.world()
+            key = (c.effector, c.target)
+            if c.target == FLOOR:
+                if key in prev_pins:
+                    a = prev_pins[key].copy()
+                else:
+                    # a floor pin plants where the effector was when the phase began (world
+                    # fixed, KR §8: not carried by travel, so a walk steps over its stance foot)
+                    a = prev_world.pos[EFFECTOR_BONE[c.effector]].copy()
+                a[1] = _contact_height(w, c.effector)
+            else:
+                a = np.asarray(anchor_position(c.target), float)
+            pin_targets.append((c, a))
+        stance = gait and pin_targets and all(c.effector.startswith("foot") and c.target == FLOOR
+                                              for c, _ in pin_targets)
+        if stance:
+            # a tilted stance leg reaches less far down: lower the root until the hip is within a
+            # straight leg of the plant, then CCD the leg onto it
+            w = pose.world()
+            drop = 0.0
+            for c, a in pin_targets:
+                s = _side(c.effector)
+                leg = float(np.linalg.norm(av.offsets[f"knee_{s}"]) + np.linalg.norm(av.offsets[f"ankle_{s}"]))
+                hip = w.pos[f"hip_{s}"]
+                dxz2 = (hip[0] - a[0]) ** 2 + (hip[2] - a[2]) ** 2
+                if dxz2 < leg * leg:
+                    drop = max(drop, (hip[1] - a[1]) - math.sqrt(leg * leg - dxz2))
+            pose.move((0.0, -max(drop, 0.0), 0.0))
+            for c, a in pin_targets:
+                s = _side(c.effector)
+                chain = (f"hip_{s}", f"knee_{s}")
+                widen = {j: pose.euler[j] for j in chain}
+                for _ in range(3):
+                    _ccd(pose, chain, lambda ww, b=EFFECTOR_BONE[c.effector]: ww.pos[b], a, widen)
+        elif pin_targets:
+            w = pose.world()
+            delta = np.mean([a - _effector_point(w, c.effector, c.target) for c, a in pin_targets], axis=0)
+            pose.move(delta)
+        if pin_targets:
+            for c, a in pin_targets:
+                if c.effector.startswith("foot") and c.target == FLOOR:
+                    s = _side(c.effector)
+                    rep = _level_foot(pose, s, sem_ankle[s])
+                    if rep is not None:
+                        res.feet.append(FootReport(s, rep[0], rep[1], 0.0, 0.0))
+                    pose.move((0.0, -(pose.world().lowest(subtree(f"ankle_{s}"))), 0.0))
+        prev_pins = {(c.effector, c.target): a for c, a in pin_targets if c.target == FLOOR}
+
+        # grips (KR §9.2): translate by the mean (anchor − wrist), then CCD each arm
+        grip_targets = [(c, np.asarray(anchor_position(c.target), float)) for c in kf.grips]
+        if grip_targets:
+            w = pose.world()
+            delta = np.mean([a - w.pos[EFFECTOR_BONE[c.effector]] for c, a in grip_targets], axis=0)
+            pose.move(delta)
+            for c, a in grip_targets:
+                s = _side(c.effector)
+                chain = (f"shoulder_{s}", f"elbow_{s}")
+                _ccd(pose, chain, lambda ww, b=EFFECTOR_BONE[c.effector]: ww.pos[b], a,
+                     {j: pose.euler[j] for j in chain})
+
+        if kf.ground_lock:   # drift is measured before the prop push, which may walk the feet
+            wd = pose.world()
+            for s in ("left", "right"):
+                key = f"foot_{s}"
+                if key in kf.ground_lock and key in res.planted and key in anchors:
+                    d = wd.landmarks[f"sole_{s}"] - anchors[key]
+                    drift = float(math.hypot(d[0], d[2]))
+                    if drift > float(SOLVER["plantTolerance"]):
+                        res.drift.append((key, drift))
+        _face_push(pose, program.props)
+
+        # reaches (KR §7): CCD over the limb chain, ROM-clamped every step; the root stays put
+        reach_targets = []
+        for c in kf.reaches:
+            kind = c.effector.split("_")[0]
+            chain = tuple(f"{j}_{_side(c.effector)}" for j in _CHAINS[kind])
+            w = pose.world()
+            if c.target == FLOOR:
+                tgt = _floor_target(w, c)
+            elif c.target in EFFECTOR_BONE or c.target in w.pos:
+                tgt = w.pos[c.target].copy()
+            else:
+                tgt = np.asarray(anchor_position(c.target), float)
+            end = (lambda ww, c=c: _effector_point(ww, c.effector, c.target))
+            widen = {j: pose.euler[j] for j in chain}
+            _ccd(pose, chain, end, tgt, widen)
+            if c.target == FLOOR:
+                # the limb's new orientation changes its contact height: re-aim twice
+                for _ in range(2):
+                    tgt = tgt.copy()
+                    tgt[1] = _contact_height(pose.world(), c.effector)
+                    _ccd(pose, chain, end, tgt, widen)
+            reach_targets.append((c, tgt))
+
+        # floor clamp (KR §6.1 step 14): floor-bound phases touch the floor, no phase sinks
+        floor_bound = not grip_targets and all(c.target == FLOOR for c, _ in pin_targets)
+        low = pose.world().lowest()
+        if low < 0 or floor_bound:
+            pose.move((0.0, -low, 0.0))
+
+        w = pose.world()
+        for c, tgt in reach_targets:
+            t = tgt.copy()
+            if c.target != FLOOR and c.target in w.pos:
+                t = w.pos[c.target]
+            res.contacts.append(ContactResult("reach", c, t, _residual(w, c, t)))
+        for c, a in pin_targets:
+            res.contacts.append(ContactResult("pin", c, a, _residual(w, c, a)))
+        for c, a in grip_targets:
+            res.contacts.append(ContactResult("grip", c, a, float(np.linalg.norm(
+                w.pos[EFFECTOR_BONE[c.effector]] - a))))
+        for rep in res.feet:
+            rep.heel, rep.toe = _sole_metrics(w, rep.side)
+        res.world = w
+        res.euler = dict(pose.euler)
+        phases.append(res)
+        prev_world, prev_turn, prev_travel = w, kf.turn, kf.travel
+        if kf.ground_lock or kf.pins or kf.grips:
+            prev_support = set(kf.ground_lock) | {c.effector for c in kf.pins}
+        else:
+            prev_support = {"foot_left", "foot_right"}
+
+    program._solution = Solution(av, base_world, phases)
+    return program._solution
+
+
+# ---------------------------------------------------------------------------------------------
+# diagnostics
+# ---------------------------------------------------------------------------------------------
+
+
+def _cm(m: float) -> str:
+    return f"{m * 100:.0f} cm"
+
+
+def _warn(code: str, line: int, message: str, hint: str | None = None, **extra) -> Diagnostic:
+    return Diagnostic(code, "warning", max(int(line or 0), 0), 1, message, hint, dict(extra))
+
+
+def kinematic_diagnostics(program) -> list[Diagnostic]:
+    """Kinematic warnings for a compiled program (codes ``kinematic-*``; severity ``warning``).
+
+    - ``kinematic-reach-short``: a reach ends more than ``reachShortReport`` (2 cm) from its target,
+      at the reach's line ("hand_left cannot reach floor within range of motion: 23 cm short").
+    - ``kinematic-pin-unreachable`` / ``kinematic-grip-unreachable``: the effector ends more than
+      2 cm off its pin or grip anchor, at that line.
+    - ``kinematic-ground-lock-lifted``: a ground-locked contact is more than ``plantedHeight``
+      (5 cm) above the floor when its phase begins (for a group such as ``feet``, only when no
+      member is near the floor), at the ground-lock line.
+    - ``kinematic-foot-flat``: a planted foot cannot be levelled inside the ankle box; names the
+      foot, phase, needed and allowed angle and the heel (or toe) height; at the step line.
+    - ``kinematic-foot-drift``: a planted foot ends more than 5 mm from where it was planted.
+    - ``kinematic-choreography-base``: ``turn``/``travel`` on a lying or seated start pose (out of
+      scope, spec §6), at the step line.
+    """
+    sol = solve_keyframes(program)
+    out: list[Diagnostic] = []
+    limit = float(SOLVER["reachShortReport"])
+    for kf, ph in zip(program.keyframes, sol.phases):
+        for cr in ph.contacts:
+            if cr.residual <= limit:
+                continue
+            c = cr.contact
+            line = c.line or kf.line
+            if cr.kind == "reach":
+                out.append(_warn("kinematic-reach-short", line,
+                                 f"{c.effector} cannot reach {c.target} within range of motion: "
+                                 f"{_cm(cr.residual)} short",
+                                 "bend another joint (hinge, spine, knees) so the target comes "
+                                 "within reach, or use pin to move the body",
+                                 phase=kf.name, residual=round(cr.residual, 3)))
+            else:
+                out.append(_warn(f"kinematic-{cr.kind}-unreachable", line,
+                                 f"{cr.kind} {c.effector} {c.target} is out of reach in phase "
+                                 f"{kf.name!r}: the {c.effector} ends {_cm(cr.residual)} from the anchor",
+                                 phase=kf.name, residual=round(cr.residual, 3)))
+        if ph.lifted_locks:
+            lifted = dict(ph.lifted_locks)
+            groups = {"feet": ("foot_left", "foot_right"), "hands": ("hand_left", "hand_right"),
+                      "forearms": ("elbow_left", "elbow_right")}
+            authored = program.ir.phases[ph.index].ground_lock
+            report = []
+            for name in authored:
+                members = groups.get(name, (name,))
+                if all(m in lifted for m in members):
+                    report += [(m, lifted[m]) for m in members]
+            for contact, h in report:
+                out.append(_warn("kinematic-ground-lock-lifted", kf.ground_lock_line or kf.line,
+                                 f"ground-lock {contact} in phase {kf.name!r}: it is {_cm(h)} above "
+                                 "the floor when the phase begins",
+                                 "ground-lock keeps a contact that is already planted; use pin or "
+                                 "reach to bring it to the floor", phase=kf.name, height=round(h, 3)))
+        for rep in ph.feet:
+            heel = rep.needed < rep.limit
+            lifted = rep.heel if heel else rep.toe
+            direction = "dorsiflexion" if heel else "plantarflexion"
+            out.append(_warn("kinematic-foot-flat", kf.line,
+                             f"foot_{rep.side} cannot stay flat in phase {kf.name!r}: the sole needs "
+                             f"{abs(rep.needed):.0f}° of ankle {direction}, the range allows "
+                             f"{abs(rep.limit):.0f}°; the {'heel' if heel else 'toe'} lifts "
+                             f"{lifted * 100:.1f} cm",
+                             "bend the knees less (less shin tilt) or let the heels rise on purpose "
+                             "with ankles: plantarflex",
+                             phase=kf.name, foot=f"foot_{rep.side}", needed=round(rep.needed, 1),
+                             limit=rep.limit, heel=round(rep.heel, 3), toe=round(rep.toe, 3)))
+        for foot, d in ph.drift:
+            out.append(_warn("kinematic-foot-drift", kf.ground_lock_line or kf.line,
+                             f"{foot} slides {d * 100:.1f} cm in phase {kf.name!r} although it is "
+                             "ground-locked", phase=kf.name, foot=foot, drift=round(d, 3)))
+        if program.tilted_base and (kf.turn_authored or kf.travel_authored):
+            what = " and ".join(w for w, on in (("turn", kf.turn_authored), ("travel", kf.travel_authored)) if on)
+            out.append(_warn("kinematic-choreography-base", kf.line,
+                             f"{what} on the {program.start_pose} start pose is out of scope "
+                             "(spec §6: standing poses only)", phase=kf.name))
+    return out
