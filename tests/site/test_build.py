@@ -1,0 +1,269 @@
+"""The build: determinism, atomicity, incremental rebuilds, subpath hosting, links, strict mode."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import os
+import re
+import threading
+import urllib.request
+from pathlib import Path
+from urllib.parse import urljoin, urlsplit
+
+import pytest
+from conftest import figures, parse_html, read, tree_bytes, write_tree
+
+from posecode_ssg.cli import main
+from posecode_ssg.config import load_config
+from posecode_ssg.site.build import build_site
+from tests.conftest import shared_path
+
+SQUAT = '''posecode exercise "Squat"
+  rig humanoid
+  step "Down" 2s settle:
+    hips: flex 70
+    knees: flex 80
+    ground-lock: feet
+    cue "Knees over toes"
+  step "Up" 2s settle:
+    hips: flex 0
+    knees: flex 0
+    ground-lock: feet
+'''
+
+NOD = '''posecode posture "Nod"
+  rig humanoid
+  step "Nod" 1s linear:
+    neck: flex 15
+'''
+
+
+def page(title: str, body: str = "", *, fm: str = "", block: str = SQUAT) -> str:
+    return f"---\ntitle: {title}\n{fm}---\n\n# {title}\n\n{body}\n\n```posecode\n{block}```\n"
+
+
+LIBRARY = {
+    "index.md": "---\ntitle: My library\n---\n\n# My library\n\nSee [strength](strength/_index.md).\n",
+    "strength/_index.md": "---\ntitle: Strength work\n---\n\n# Strength work\n\nLeg exercises.\n",
+    "strength/squat.md": page("Squat", "Next: [nod](../posture/nod.md#steps), [top](#squat).",
+                              fm="level: beginner\nequipment: [none]\nprimary_muscles: [quadriceps]\n"
+                                 "tags: [legs, Lower Body]\nsummary: Sit and stand.\n"),
+    "posture/nod.md": page("Nod", "## Steps\n\nBack to [squat](/strength/squat.md).", block=NOD,
+                           fm="level: advanced\nequipment: [none]\nprimary_muscles: [neck]\n"),
+    "posture/chin.posecode": NOD.replace('"Nod"', '"Chin tuck"'),
+    "img/logo.svg": "<svg xmlns='http://www.w3.org/2000/svg'/>",
+}
+
+
+def test_library_builds_every_page_kind(make_site):
+    result, config = make_site(LIBRARY)
+    assert result.written and not result.errors and not result.warnings
+    site = config.output_dir
+    for rel in ("index.html", "strength/index.html", "strength/squat/index.html", "posture/nod/index.html",
+                "posture/chin/index.html", "posture/index.html", "404.html", "tags/index.html",
+                "tags/legs/index.html", "tags/lower-body/index.html", "muscles/quadriceps/index.html",
+                "equipment/none/index.html", "img/logo.svg"):
+        assert (site / rel).is_file(), rel
+    home = read(site, "index.html")
+    # cards with filter data for the three figure pages
+    cards = [a for tag, a, _ in parse_html(home).tags if tag == "li" and "card" in (a.get("class") or "")]
+    assert sorted(c["data-url"] for c in cards) == ["/posture/chin/", "/posture/nod/", "/strength/squat/"]
+    squat = next(c for c in cards if c["data-url"] == "/strength/squat/")
+    assert squat["data-level"] == "beginner" and squat["data-muscles"] == "quadriceps"
+    # the .posecode page: title from the movement, kind posture -> category, source shown
+    chin = read(site, "posture/chin/index.html")
+    assert "<h1>Chin tuck</h1>" in chin and 'class="language-posecode"' in chin
+    assert len(figures(chin)) == 1
+    # search index lists step names and cues
+    index_name = re.search(r'data-search-index="/(assets/search-index\.[0-9a-f]{10}\.json)"', home).group(1)
+    entries = json.loads(read(site, index_name))["pages"]
+    squat_entry = next(e for e in entries if e["u"] == "/strength/squat/")
+    assert "Knees over toes" in squat_entry["x"] and "Down" in squat_entry["x"]
+    assert squat_entry["s"] == "Sit and stand."
+    # generated section page lists its exercises; taxonomy page lists the squat
+    assert "/strength/squat/" in read(site, "muscles/quadriceps/index.html")
+    assert "Strength work" in read(site, "strength/squat/index.html")  # breadcrumb uses the section title
+
+
+def test_links_are_rewritten(make_site):
+    result, config = make_site(LIBRARY)
+    squat = read(config.output_dir, "strength/squat/index.html")
+    assert 'href="/posture/nod/#steps"' in squat and 'href="/strength/squat/#squat"' in squat
+    nod = read(config.output_dir, "posture/nod/index.html")
+    assert 'href="/strength/squat/"' in nod
+    assert 'href="/strength/"' in read(config.output_dir, "index.html")
+
+
+def test_broken_link_is_an_error_with_file_and_line(make_site):
+    files = dict(LIBRARY)
+    files["strength/squat.md"] = page("Squat", "Line one.\n\nSee [the lunge](lunge.md) too.")
+    result, config = make_site(files)
+    assert not result.written and not config.output_dir.exists()
+    (path, diag), = [(p, d) for p, d in result.errors if d.code == "broken-link"]
+    assert path.name == "squat.md"
+    text = (config.content_dir / "strength/squat.md").read_text()
+    line_no = next(i for i, l in enumerate(text.split("\n"), 1) if "lunge.md" in l)
+    assert diag.line == line_no and diag.column == text.split("\n")[line_no - 1].index("lunge.md") + 1
+    assert "lunge.md" in diag.message
+
+
+def test_cli_reports_file_line_col_and_exits_nonzero(tmp_path, capsys, monkeypatch):
+    write_tree(tmp_path / "content", {"a.md": "# A\n\n```posecode\n" + SQUAT.replace("flex 70", "flx 70") + "```\n"})
+    monkeypatch.chdir(tmp_path)
+    assert main(["build"]) == 1
+    err = capsys.readouterr().err
+    assert re.search(r"^content/a\.md:7:\d+: error\[[a-z-]+\]: .*flx", err, re.M)
+    assert "hips: flx 70" in err and "^" in err
+    assert not (tmp_path / "site").exists()
+
+
+def test_deterministic_rebuild(tmp_path):
+    for name in ("one", "two"):
+        write_tree(tmp_path / name / "content", LIBRARY)
+        result = build_site(load_config(None, cwd=tmp_path / name), progress=False)
+        assert result.written
+    first = tree_bytes(tmp_path / "one" / "site")
+    assert first == tree_bytes(tmp_path / "two" / "site")
+    # a full rebuild from a cold cache in the same place is byte-identical too
+    import shutil
+
+    shutil.rmtree(tmp_path / "one" / ".posecode-cache")
+    shutil.rmtree(tmp_path / "one" / "site")
+    build_site(load_config(None, cwd=tmp_path / "one"), progress=False)
+    assert tree_bytes(tmp_path / "one" / "site") == first
+
+
+def test_atomic_failure_keeps_previous_site(make_site, tmp_path):
+    result, config = make_site(LIBRARY)
+    before = tree_bytes(config.output_dir)
+    bad = dict(LIBRARY)
+    bad["strength/squat.md"] = page("Squat", block=SQUAT.replace("knees: flex 80", "kneez: flex 80"))
+    write_tree(config.content_dir, bad)
+    result = build_site(config, progress=False)
+    assert result.errors and not result.written
+    assert tree_bytes(config.output_dir) == before
+    leftovers = [p.name for p in config.output_dir.parent.iterdir() if p.name.startswith(".site.")]
+    assert leftovers == []
+
+
+def test_incremental_no_change_and_one_page_change(make_site):
+    result, config = make_site(LIBRARY)
+    site = config.output_dir
+    nod_inode = os.stat(site / "posture/nod/index.html").st_ino
+    again = build_site(config, progress=False)
+    assert again.unchanged and not again.written and again.compiled == 0
+    assert len(again.pages) == len(result.pages) and again.figures == result.figures
+    # change one page: only its figure is compiled, the other pages are reused (hard links)
+    write_tree(config.content_dir, {"strength/squat.md": LIBRARY["strength/squat.md"].replace("flex 70", "flex 60")})
+    changed = build_site(config, progress=False)
+    assert changed.written and changed.compiled == 1
+    assert os.stat(site / "posture/nod/index.html").st_ino == nod_inode
+    assert '"Squat"' in read(site, "strength/squat/index.html") or "Squat" in read(site, "strength/squat/index.html")
+    # and the result equals a cold build of the same content
+    cold_root = config.root / "cold"
+    write_tree(cold_root / "content", {**LIBRARY, "strength/squat.md":
+                                      LIBRARY["strength/squat.md"].replace("flex 70", "flex 60")})
+    build_site(load_config(None, cwd=cold_root), progress=False)
+    assert tree_bytes(site) == tree_bytes(cold_root / "site")
+
+
+def test_warnings_replayed_and_strict(make_site):
+    files = {"a.md": "---\ntitle: A\ncolour: red\n---\n\n# A\n"}
+    result, config = make_site(files)
+    assert result.written and [d.code for _p, d in result.warnings] == ["front-matter-unknown-key"]
+    again = build_site(config, progress=False)
+    assert again.unchanged and len(again.warnings) == 1
+    strict = build_site(config, progress=False, strict=True)
+    assert strict.failed and not strict.written
+
+
+def test_subpath_hosting_every_link_resolves(make_site):
+    result, config = make_site(LIBRARY, toml='site_name = "Lib"\nbase_url = "https://example.org/sub/lib/"\n')
+    site = config.output_dir
+    assert result.written
+    sitemap = read(site, "sitemap.xml")
+    assert "<loc>https://example.org/sub/lib/strength/squat/</loc>" in sitemap
+    # serve the output under /sub/lib/ and follow every href/src of every page
+    root = site.parent / "webroot"
+    (root / "sub").mkdir(parents=True)
+    os.symlink(site, root / "sub" / "lib")
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
+    handler.func.log_message = lambda *a: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_port}"
+    try:
+        checked = set()
+        for html_file in site.rglob("*.html"):
+            rel = html_file.relative_to(site).as_posix()
+            page_url = f"{base}/sub/lib/{rel}"
+            for tag, attrs, _ in parse_html(html_file.read_text()).tags:
+                for name in ("href", "src", "content"):
+                    value = attrs.get(name)
+                    if not value or (name == "content" and attrs.get("name") != "posecode-rig"):
+                        continue
+                    if value.startswith(("data:", "http:", "https:", "mailto:")) or value.startswith("#"):
+                        continue
+                    assert value.startswith("/sub/lib/"), (rel, tag, name, value)
+                    target = urljoin(page_url, value).split("#")[0]
+                    if target in checked:
+                        continue
+                    checked.add(target)
+                    with urllib.request.urlopen(target) as response:
+                        assert response.status == 200, target
+        assert len(checked) > 10
+    finally:
+        server.shutdown()
+
+
+def test_escaping_of_front_matter_and_info_string(make_site):
+    files = {"x.md": '---\ntitle: "<script>alert(1)</script> & co"\nsummary: "\\"quoted\\" <b>"\n---\n\n'
+                     '```posecode title="A \\"B\\" <i>C</i>"\n' + SQUAT + "```\n"}
+    result, config = make_site(files)
+    html = read(config.output_dir, "x/index.html")
+    assert "<script>alert(1)" not in html and "&lt;script&gt;alert(1)&lt;/script&gt; &amp; co" in html
+    assert "<b>" not in html and "&lt;b&gt;" in html
+    assert figures(html)[0]["data-title"] == 'A "B" <i>C</i>'
+    assert "<i>C</i>" not in html
+    home = read(config.output_dir, "index.html")
+    assert "<script>alert(1)" not in home
+
+
+def test_fence_attributes_reach_the_figure(make_site):
+    files = {"x.md": "```posecode autoplay=false view=front\n" + SQUAT + "```\n\n"
+                     "```posecode titel=\"oops\"\n" + NOD + "```\n"}
+    result, config = make_site(files)
+    first, second = figures(read(config.output_dir, "x/index.html"))
+    assert "autoplay" not in first and first["data-view"] == "front"
+    assert "autoplay" in second and second["data-view"] == "side"
+    (path, diag), = result.warnings
+    assert diag.code == "fence-attribute" and "did you mean 'title'" in diag.message and diag.line == 15
+
+
+def test_posecode_folder_alone_builds(tmp_path, monkeypatch):
+    examples = shared_path("conformance", "examples")
+    monkeypatch.chdir(tmp_path)
+    assert main(["build", "--content", str(examples), "--out", "out"]) == 0
+    count = len(list(examples.glob("*.posecode")))
+    pages = [p for p in (tmp_path / "out").glob("*/index.html") if p.parent.name not in
+             ("tags", "muscles", "equipment")]
+    assert len(pages) == count
+    home = (tmp_path / "out" / "index.html").read_text()
+    assert home.count('class="card"') == count
+
+
+def test_new_scaffold_builds(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["new", "lib"]) == 0
+    monkeypatch.chdir(tmp_path / "lib")
+    assert main(["build", "--strict"]) == 0
+    assert len(figures((tmp_path / "lib/site/exercises/bodyweight-squat/index.html").read_text())) == 1
+    monkeypatch.chdir(tmp_path)
+    assert main(["new", "lib"]) == 2  # not empty
+
+
+def test_missing_content_folder_is_an_error(tmp_path):
+    result = build_site(load_config(None, cwd=tmp_path), progress=False)
+    assert result.failed and "content folder not found" in result.errors[0][1].message
