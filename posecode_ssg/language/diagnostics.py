@@ -20,11 +20,43 @@ EXTRA_CODES = {
     "rom-clamp": "warning: an authored angle was clamped into the joint's range of motion",
     "legacy-easing": "hint: a v0.1 easing name (ease-in/ease-out/ease-in-out) was used",
     "axial-rotate": "hint: rotate-in/rotate-out on spine, chest, neck or head",
-    "bad-indentation": "error: a line's indentation fits no enclosing block",
-    "unexpected-line": "error: a line that is no known directive",
-    "unknown-directive": "error: a top-level word that is no directive",
-    "bad-string": "error: an unterminated or malformed quoted string",
+    "unknown-directive": "error: a top-level line that starts with no known directive",
+    "unexpected-line": "error: a line the grammar could not read at all",
+    "internal-error": "error: a bug in the parser (reported instead of a traceback)",
 }
+
+#: Parser stage of each error code (the stages of ../shared/conformance/error-kinds.json:
+#: ``tokenize`` -> ``syntax`` -> ``schema`` -> ``resolve``). Range-of-motion warnings come from
+#: the resolve stage, so they are only reported when no earlier stage failed (the conformance
+#: corpus compares warnings exactly, and the reference resolves nothing after a syntax error).
+CODE_STAGE = {
+    "unexpected-character": "tokenize",
+    **{code: "syntax" for code in (
+        "empty-document", "bad-header", "unknown-kind", "top-level-not-indented",
+        "top-level-indent-mismatch", "step-child-not-indented", "step-child-indent-mismatch",
+        "start-override-not-indented", "start-override-indent-mismatch", "bad-rig",
+        "unknown-rig", "bad-prop", "unknown-prop", "bad-clip", "unknown-avatar",
+        "unknown-start-pose", "duplicate-start-pose", "bad-pose", "bad-repeat",
+        "unknown-timing-mode", "bad-step-header", "outside-step", "bad-cue", "bad-ground-lock",
+        "unknown-ground-lock-effector", "empty-ground-lock", "bad-reach", "bad-pin", "bad-grip",
+        "bad-turn", "bad-travel", "bad-joint-target", "bad-hold", "unknown-directive",
+    )},
+    **{code: "schema" for code in ("no-steps", "non-positive-duration", "empty-name")},
+    **{code: "resolve" for code in (
+        "pin-with-ground-lock", "grip-with-ground-lock", "grip-with-pin", "multiple-pins",
+        "unknown-joint", "unknown-action", "unsupported-action", "unknown-reach-effector",
+        "reach-pelvis", "reach-own-joint", "reach-undeclared-prop", "unknown-reach-target",
+        "unknown-pin-effector", "pin-body-anchor", "pin-undeclared-prop", "unknown-pin-anchor",
+        "unknown-grip-effector", "grip-non-hand", "grip-bad-anchor", "grip-undeclared-prop",
+        "grip-grouped-sided-anchor", "grip-anchor-side-mismatch",
+    )},
+}
+
+
+def stage_of(code: str) -> str:
+    """Stage of an error code (``tokenize``, ``syntax``, ``schema`` or ``resolve``); codes not
+    in :data:`CODE_STAGE` count as ``syntax``."""
+    return CODE_STAGE.get(code, "syntax")
 
 
 @dataclass

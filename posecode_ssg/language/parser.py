@@ -34,8 +34,8 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedInput
 
 from . import rom
 from . import vocabulary as V
-from .diagnostics import Diagnostic
-from .ir import IR, Contact, JointTarget, Phase
+from .diagnostics import Diagnostic, stage_of
+from .ir import IR, Contact, JointTarget, Phase, _num
 
 _GRAMMAR_PATH = Path(__file__).with_name("posecode.lark")
 
@@ -157,6 +157,15 @@ def _fmt(v: float) -> str:
     return str(int(v)) if float(v).is_integer() else repr(float(v))
 
 
+_ESCAPE = re.compile(r'\\(["\\])')
+
+
+def _unquote(tok: Token) -> str:
+    """The text of a STRING token: quotes removed, ``\\"`` and ``\\\\`` unescaped (any other
+    backslash stays as written)."""
+    return _ESCAPE.sub(r"\1", str(tok)[1:-1])
+
+
 def _char_name(ch: str) -> str:
     if ch.isprintable() and not ch.isspace():
         return ch
@@ -175,6 +184,8 @@ class _Stmt:
     rule: str | None
     tokens: list[Token]
     opens_block: bool = False
+    #: a syntax error whose code depends on the block the line lands in
+    pending: tuple[str, int, str, str | None] | None = None
 
 
 class _Parser:
@@ -199,8 +210,8 @@ class _Parser:
                f"clamped to {_fmt(clamped)}° ({why})")
         self.warnings.append(Diagnostic(
             "rom-clamp", "warning", line, max(1, col), msg, None,
-            {"phase": phase, "joint": bone, "action": action, "requested": requested,
-             "clamped": clamped, "limit": {"min": lo, "max": hi}},
+            {"phase": phase, "joint": bone, "action": action, "requested": _num(requested),
+             "clamped": _num(clamped), "limit": {"min": _num(lo), "max": _num(hi)}},
         ))
 
     # -- stage 1/2: lines and statements --------------------------------------------------------
@@ -233,9 +244,10 @@ class _Parser:
                                  stripped.rstrip().endswith(":")))
                 continue
             except UnexpectedInput as e:
-                out.append(_Stmt(lineno, indent, indent + 1, head, None, [],
-                                 stripped.rstrip().endswith(":")))
-                self._syntax_error(lineno, raw, head, e)
+                st = _Stmt(lineno, indent, indent + 1, head, None, [],
+                           head == "step" or stripped.rstrip().endswith(":"))
+                st.pending = self._syntax_error(lineno, raw, head, e)
+                out.append(st)
                 continue
             except Exception as e:  # pragma: no cover - defensive: lark internals
                 self.err("unexpected-line", lineno, indent + 1, f"cannot read this line ({e})")
@@ -249,7 +261,7 @@ class _Parser:
             out.append(_Stmt(lineno, indent, indent + 1, head, rule, toks, opens))
         return out
 
-    def _syntax_error(self, lineno: int, raw: str, head: str, e: UnexpectedInput) -> None:
+    def _syntax_error(self, lineno: int, raw: str, head: str, e: UnexpectedInput):
         key = head
         if head == "joint":
             if re.match(r"[ \t]*[A-Za-z_][\w\-]*[ \t]*:[ \t]*hold\b", raw):
@@ -265,12 +277,14 @@ class _Parser:
         else:
             found = f"`{tok}`"
         if head.startswith("?"):
-            msg = f"{msg}: `{head[1:]}` is not a directive"
-            hint = did_you_mean(head[1:], _KEYWORDS + V.JOINT_NAMES) or _USAGE_HINT["joint"]
-        else:
-            msg = f"{msg}; found {found}"
-            hint = _USAGE_HINT.get(key)
+            # the same line is an unknown directive at top level and a malformed joint target
+            # inside a step: the block pass decides (see ``pending``)
+            return (code, col, f"{msg}; `{head[1:]}` is not a joint name or directive",
+                    did_you_mean(head[1:], V.JOINT_NAMES + _KEYWORDS) or _USAGE_HINT["joint"])
+        usage = _USAGE_HINT.get(key)
+        hint = f"found {found}" + (f"; {usage}" if usage else "")
         self.err(code, lineno, col, msg, hint)
+        return None
 
     # -- stage 3: blocks ------------------------------------------------------------------------
 
@@ -298,8 +312,8 @@ class _Parser:
                              hint)
                 else:
                     self.err("bad-header", header.line, header.col,
-                             'document must start with a `posecode <kind> "<name>"` header '
-                             "at the start of the line", hint)
+                             'document must start with a `posecode <kind> "<name>"` header',
+                             hint)
             body = stmts[1:] if header.head == "posecode" else stmts
 
         # group statements into blocks
@@ -313,8 +327,8 @@ class _Parser:
             if is_top:
                 if head == "posecode":
                     self.err("bad-header", st.line, st.col,
-                             "document must start with a `posecode <kind> \"<name>\"` header; "
-                             "a document has exactly one header", "remove this second header")
+                             "document must start with a `posecode <kind> \"<name>\"` header",
+                             "a document has exactly one header: remove this second one")
                     block = None
                     continue
                 if st.indent == 0:
@@ -335,7 +349,7 @@ class _Parser:
                 continue
             # a step child or start-pose override (or an unknown line)
             if block is None:
-                if head.startswith("?"):
+                if st.pending is not None:
                     self.err("unknown-directive", st.line, st.col,
                              f"unknown directive `{head[1:]}`",
                              did_you_mean(head[1:], _KEYWORDS)
@@ -346,6 +360,8 @@ class _Parser:
                              'put it beneath a `step "<name>" <duration> <mode>:` line, '
                              "indented one level deeper")
                 continue
+            if st.pending is not None:
+                self.err(st.pending[0], st.line, *st.pending[1:])
             owner = block[0]
             is_pose = owner.head == "pose"
             prefix = "start-override" if is_pose else "step-child"
@@ -378,7 +394,7 @@ class _Parser:
                      f'unknown movement kind "{kind}"; expected one of {", ".join(V.KINDS)}',
                      did_you_mean(kind, V.KINDS))
             kind = None
-        name = str(name_tok)[1:-1]
+        name = _unquote(name_tok)
         if name == "":
             self.err("empty-name", st.line, name_tok.column,
                      "name: the movement name must not be empty (expected string to have >=1 "
@@ -435,14 +451,14 @@ class _Parser:
                 else:
                     avatar = word
             elif r == "clip":
-                clip = str(st.tokens[0])[1:-1]
+                clip = _unquote(st.tokens[0])
             elif r == "repeat":
                 tok = st.tokens[0]
                 value = float(tok)
                 if value <= 0 or not value.is_integer():
                     self.err("bad-repeat", st.line, tok.column,
-                             f"repeat requires a positive integer count; found `{tok}`",
-                             "e.g. `repeat 3`")
+                             "repeat requires a positive integer count",
+                             f"found `{tok}`; e.g. `repeat 3`")
                 else:
                     repeat = int(value)
             elif r == "pose":
@@ -481,7 +497,10 @@ class _Parser:
 
         # children of dropped blocks are still checked, so every mistake shows up in one run
         if dropped_children:
+            marks = (len(self.warnings), len(self.hints))
             self._targets(dropped_children, "", {}, pose_block=False, dropped=True)
+            del self.warnings[marks[0]:]
+            del self.hints[marks[1]:]
 
         phases: list[Phase] = []
         for index, (st, children) in enumerate(steps):
@@ -505,7 +524,7 @@ class _Parser:
                          f'unknown timing mode "{mode}"; expected one of '
                          f'{", ".join(V.TIMING_MODES)}',
                          did_you_mean(mode, V.TIMING_MODES + tuple(V.TIMING_ALIASES)))
-            phase_name = str(name_tok)[1:-1]
+            phase_name = _unquote(name_tok)
             targets, extras = self._targets(children, phase_name, carried, pose_block=False)
             phases.append(Phase(
                 name=phase_name, duration_sec=seconds, easing=easing, targets=targets,
@@ -526,7 +545,12 @@ class _Parser:
     def _result(self, ir: IR | None) -> ParseResult:
         key = lambda d: (d.line, d.column)  # noqa: E731
         errors = sorted(self.errors, key=key)
-        return ParseResult(None if errors else ir, errors, sorted(self.warnings, key=key),
+        warnings = self.warnings
+        if any(stage_of(e.code) != "resolve" for e in errors):
+            # range-of-motion checks belong to the resolve stage, which only counts once the
+            # document is well formed (conformance README "Errors come in stages")
+            warnings = []
+        return ParseResult(None if errors else ir, errors, sorted(warnings, key=key),
                            sorted(self.hints, key=key))
 
     # -- joint targets and contacts of one block --------------------------------------------------
@@ -584,7 +608,7 @@ class _Parser:
                 x, z = (min(max(float(t), -lim), lim) for t in st.tokens)
                 travel = (x, z)
             elif r == "cue":
-                text = str(st.tokens[0])[1:-1]
+                text = _unquote(st.tokens[0])
                 cue = text if text else None
 
         # root-solver families are mutually exclusive (spec §1 "Contact mechanisms", §5)
