@@ -231,7 +231,9 @@ def validate_front_matter(text: str, first_line: int) -> tuple[dict, list[Proble
             problem("error", "front-matter-type", key, f"'{key}' must be a list of words")
             return
         good = []
-        for item in items:
+        seq = value_positions.get(key)
+        item_nodes = seq.value if isinstance(seq, yaml.SequenceNode) else []
+        for i, item in enumerate(items):
             word = item.strip().lower()
             if word in vocab:
                 if word not in good:
@@ -239,7 +241,12 @@ def validate_front_matter(text: str, first_line: int) -> tuple[dict, list[Proble
                 continue
             close = difflib.get_close_matches(word, list(vocab), n=1)
             hint = f"did you mean '{close[0]}'?" if close else f"known: {', '.join(vocab)}"
-            problem("error", "front-matter-value", key, f"unknown {key.replace('_', ' ')} word '{item}'", hint)
+            message = f"unknown {key.replace('_', ' ')} word '{item}'"
+            if i < len(item_nodes):
+                line, col = _node_line(item_nodes[i], offset)
+                problems.append(Problem("error", "front-matter-value", line, col, message, hint))
+            else:
+                problem("error", "front-matter-value", key, message, hint)
         meta[key] = good
 
     for key, value in data.items():

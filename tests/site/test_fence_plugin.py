@@ -1,0 +1,70 @@
+"""The markdown-it-py plugin on its own: info strings, retyping, ids, escaping, any pipeline."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from markdown_it import MarkdownIt
+
+from posecode_ssg.site.markdown import parse_info, posecode_env, posecode_plugin, script_json
+
+BLOCK = 'posecode posture "Nod"\n  rig humanoid\n  step "Nod" 1s linear:\n    neck: flex 15\n'
+
+
+@pytest.mark.parametrize("info, language, attrs", [
+    ("posecode", "posecode", {}),
+    ("POSECODE", "posecode", {}),
+    ('posecode title="Morning squat" autoplay=false view=front', "posecode",
+     {"title": "Morning squat", "autoplay": False, "view": "front"}),
+    ("posecode title='single quoted' autoplay", "posecode", {"title": "single quoted", "autoplay": True}),
+    ('{.posecode title="Hinge drill"}', "posecode", {"title": "Hinge drill"}),
+    ('{.Posecode #anchor .extra view=side}', "posecode", {"view": "side"}),
+    ("posecode-draft", "posecode-draft", {}),
+    ("python title=x", "python", {}),
+    ("", "", {}),
+])
+def test_parse_info(info, language, attrs):
+    result = parse_info(info)
+    assert result.language == language and result.attrs == attrs and result.problems == []
+
+
+def test_parse_info_problems():
+    result = parse_info('posecode view=top autoplay=maybe colour=red title')
+    assert result.attrs == {}
+    assert len(result.problems) == 4
+    assert 'posecode title="unclosed' and parse_info('posecode title="unclosed').problems
+
+
+def test_plugin_in_plain_pipeline_compiles_and_reports_document_lines():
+    md = MarkdownIt("commonmark").use(posecode_plugin)
+    env: dict = {}
+    text = "# Page\n\n> ```posecode\n> " + BLOCK.replace("flex 15", "flx 15").replace("\n", "\n> ").rstrip("> ") + "```\n"
+    html = md.render(text, env)
+    assert 'class="posecode-error"' in html and "flx" in html
+    (diag,) = [d for d in posecode_env(env).diagnostics if d["severity"] == "error"]
+    assert diag["line"] == 7  # body line 4 of a fence opened on line 3
+    assert diag["column"] == text.split("\n")[6].index("flx") + 1
+
+
+def test_identical_blocks_get_distinct_ids_and_headings_never_collide():
+    md = MarkdownIt("commonmark").use(posecode_plugin)
+    text = "# posecode figure 1\n\n```posecode\n" + BLOCK + "```\n\n```posecode\n" + BLOCK + "```\n"
+    html = md.render(text)
+    ids = re.findall(r'id="([^"]+)"', html)
+    assert len(ids) == 3 and len(set(ids)) == 3
+    assert html.count("<posecode-figure") == 2
+
+
+def test_script_json_escapes_and_round_trips():
+    data = {"a": "</script><!-- & > \u2028\u2029 é"}
+    text = script_json(data)
+    assert not re.search(r"</script|<!--|[<>&\u2028\u2029]", text, re.I)
+    assert json.loads(text) == data and "é" in text
+
+
+def test_ordinary_fence_class_is_sanitised():
+    md = MarkdownIt("commonmark").use(posecode_plugin)
+    html = md.render('```{.python title="x"}\nprint(1)\n```\n\n```js "quoted"\nx\n```\n')
+    assert '<code class="language-python">' in html and '<code class="language-js">' in html

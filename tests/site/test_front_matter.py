@@ -1,0 +1,49 @@
+"""Front matter validation against the vocabularies of posecode_ssg.site.taxonomy."""
+
+from __future__ import annotations
+
+from posecode_ssg.site.content import validate_front_matter
+
+
+def test_valid_front_matter_normalised():
+    meta, problems = validate_front_matter(
+        "title: Squat\nlevel: Beginner\nequipment: chair\nprimary_muscles: [glutes, quadriceps, glutes]\n"
+        "tags: [legs, 3]\nweight: 2\n", 2)
+    assert problems == []
+    assert meta == {"title": "Squat", "level": "beginner", "equipment": ["chair"],
+                    "primary_muscles": ["glutes", "quadriceps"], "tags": ["legs", "3"], "weight": 2}
+
+
+def test_unknown_key_warns_with_line_and_hint():
+    meta, problems = validate_front_matter("title: A\nsumary: typo\n", 2)
+    (p,) = problems
+    assert (p.severity, p.code, p.line, p.column) == ("warning", "front-matter-unknown-key", 3, 1)
+    assert p.hint == "did you mean 'summary'?" and "summary" not in meta
+
+
+def test_closed_vocabularies_are_errors():
+    _meta, problems = validate_front_matter(
+        "level: expert\ncategory: cardio\nequipment: [chiar]\nsecondary_muscles: [quads]\n", 2)
+    by_line = {p.line: p for p in problems}
+    assert all(p.severity == "error" for p in problems)
+    assert by_line[2].message == "unknown level 'expert'" and "beginner" in by_line[2].hint
+    assert by_line[3].message == "unknown category 'cardio'"
+    assert by_line[4].hint == "did you mean 'chair'?" and by_line[4].column == 13
+    assert "quads" in by_line[5].message
+
+
+def test_yaml_error_position():
+    _meta, problems = validate_front_matter("title: A\ntags: [a, b\n", 2)
+    (p,) = problems
+    assert p.code == "front-matter-yaml" and p.severity == "error" and p.line >= 3
+
+
+def test_wrong_types():
+    _meta, problems = validate_front_matter("title: [a]\ntags: {a: 1}\ndraft: maybe\nweight: 1.5\n", 2)
+    assert [p.line for p in problems] == [2, 3, 4, 5]
+    assert all(p.code == "front-matter-type" for p in problems)
+
+
+def test_not_a_mapping():
+    _meta, problems = validate_front_matter("- a\n- b\n", 2)
+    assert problems[0].code == "front-matter-type"
