@@ -1,0 +1,131 @@
+"""`posecode-ssg check`: compiler-style text, JSON, --strict, exit codes, Markdown fences."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import shared_path
+from posecode_ssg.cli import main
+
+GOOD = 'posecode exercise "Good"\n  step "Bend" 1s settle:\n    knees: flex 40\n'
+WARN = 'posecode exercise "Deep"\n  step "Bend" 1s settle:\n    knees: flex 170\n'
+THREE = ('posecode exercise "Three"\n  rig humanoid\n  step "A" 1s setle:\n'
+         '    elbw_left: flex 30\n    ground-lock: foot_rigth\n')
+
+
+def run(capsys, *argv):
+    code = main(["check", *map(str, argv)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_conformance_examples_are_clean(capsys):
+    code, out, _ = run(capsys, shared_path("conformance", "examples"))
+    assert code == 0
+    assert out.strip().splitlines() == [
+        "checked 55 documents in 55 files: 0 errors, 0 warnings, 0 hints"]
+
+
+def test_three_mistakes_reported_with_positions_carets_and_hints(capsys, tmp_path):
+    f = tmp_path / "three.posecode"
+    f.write_text(THREE, "utf-8")
+    code, out, _ = run(capsys, f)
+    assert code == 1
+    heads = [line for line in out.splitlines() if line.startswith(str(f))]
+    assert heads == [
+        f'{f}:3:15: error[unknown-timing-mode]: unknown timing mode "setle"; expected one of '
+        "flow, settle, drive, snap, linear",
+        f'{f}:4:5: error[unknown-joint]: unknown joint: "elbw_left"',
+        f'{f}:5:18: error[unknown-ground-lock-effector]: unknown ground-lock effector: '
+        '"foot_rigth"; expected one of feet, hands, forearms, back, hand_left, hand_right, '
+        "elbow_left, elbow_right, foot_left, foot_right, left hand, left forearm, left elbow, "
+        "left foot, right hand, right forearm, right elbow, right foot",
+    ]
+    lines = out.splitlines()
+    i = lines.index(heads[1])
+    assert lines[i + 1] == "    4 |     elbw_left: flex 30"
+    assert lines[i + 2] == "      |     ^^^^^^^^^"
+    assert lines[i + 3] == "      = hint: did you mean `elbow_left`?"
+    assert "hint: did you mean `settle`?" in out and "hint: did you mean `foot_right`?" in out
+    assert lines[-1] == "checked 1 document in 1 file: 3 errors, 0 warnings, 0 hints (1 document failed)"
+
+
+def test_warnings_pass_unless_strict(capsys, tmp_path):
+    f = tmp_path / "deep.posecode"
+    f.write_text(WARN, "utf-8")
+    code, out, _ = run(capsys, f)
+    assert code == 0 and "warning[rom-clamp]" in out and "2 warnings" in out
+    code, out, _ = run(capsys, "--strict", f)
+    assert code == 1
+
+
+def test_json_format(capsys, tmp_path):
+    (tmp_path / "a.posecode").write_text(GOOD, "utf-8")
+    (tmp_path / "b.posecode").write_text(WARN, "utf-8")
+    md = "# Page\n\nText.\n\n```posecode\n" + THREE + "```\n"
+    (tmp_path / "page.md").write_text(md, "utf-8")
+    code, out, _ = run(capsys, "--format", "json", tmp_path)
+    assert code == 1
+    data = json.loads(out)
+    assert [Path(d["path"]).name for d in data] == ["a.posecode", "b.posecode", "page.md"]
+    a, b, page = data
+    assert set(a) == {"path", "ir", "errors", "warnings", "hints"}
+    assert a["ir"]["name"] == "Good" and a["errors"] == []
+    assert b["warnings"][0]["clamped"] == 144 and b["warnings"][0]["code"] == "rom-clamp"
+    assert page["fence_line"] == 5 and page["ir"] is None
+    # lines counted in the .md file: block line 3 is file line 8
+    assert [(e["line"], e["code"]) for e in page["errors"]] == [
+        (8, "unknown-timing-mode"), (9, "unknown-joint"), (10, "unknown-ground-lock-effector")]
+    for e in page["errors"]:
+        assert {"line", "column", "code", "severity", "message", "hint"} <= set(e)
+
+
+def test_markdown_in_list_item_maps_columns(capsys, tmp_path):
+    md = "1. Item\n\n   ```posecode\n   posecode exercise \"L\"\n     step \"a\" 1s flow:\n" \
+         "       toes: flex 1\n   ```\n"
+    f = tmp_path / "list.md"
+    f.write_text(md, "utf-8")
+    code, out, _ = run(capsys, f)
+    assert code == 1 and f"{f}:6:8: error[unknown-joint]" in out
+    assert "    6 |        toes: flex 1" in out
+
+
+def test_usage_errors_exit_2(capsys, tmp_path):
+    code, _, err = run(capsys, tmp_path / "missing.posecode")
+    assert code == 2 and "no such file" in err
+    code, _, err = run(capsys, tmp_path)  # empty folder: nothing to check
+    assert code == 2
+    assert main(["check"]) == 2  # argparse: PATH is required
+
+
+def test_bad_bytes_and_odd_input_never_traceback(capsys, tmp_path):
+    (tmp_path / "latin1.posecode").write_bytes(b'posecode exercise "Caf\xe9"\n')
+    (tmp_path / "nul.posecode").write_bytes(b"\x00\x01\x02")
+    (tmp_path / "empty.posecode").write_bytes(b"")
+    code, out, _ = run(capsys, tmp_path)
+    assert code == 1
+    assert "latin1.posecode:1:1: error[unreadable-file]: file is not valid UTF-8" in out
+    assert "nul.posecode:1:1: error[unexpected-character]" in out
+    assert "empty.posecode:1:1: error[empty-document]" in out
+    assert "Traceback" not in out
+
+
+def test_console_script_runs_as_module(tmp_path):
+    f = tmp_path / "good.posecode"
+    f.write_text(GOOD, "utf-8")
+    proc = subprocess.run([sys.executable, "-m", "posecode_ssg", "check", str(f)],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "checked 1 document in 1 file: 0 errors, 0 warnings, 0 hints" in proc.stdout
+
+
+@pytest.mark.parametrize("folder", ["pc-closed-vocabulary", "pc-contact-family-conflicts",
+                                    "pc-ground-lock-effectors"])
+def test_bug_folders_fail_with_exit_1(capsys, folder):
+    code, out, _ = run(capsys, shared_path("cases", "bugs", folder))
+    assert code == 1 and "error[" in out
