@@ -1,0 +1,166 @@
+"""Keyframe solve: FK against hand-computed values, contacts, kinematic diagnostics with lines."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from posecode_ssg.motion.solve import kinematic_diagnostics, solve_keyframes
+
+from helpers_motion import compile_source
+
+
+def test_grounded_standing_wrist_height():
+    # kinematics-reference §2.1: grounded procedural standing pose, wrist y 0.882
+    p = compile_source("""
+        posecode exercise "Stand"
+          rig humanoid
+          pose start = standing
+          step "Hold" 1s settle:
+            neck: flex 0
+    """)
+    sol = solve_keyframes(p)
+    for w in (sol.base, sol.phases[0].world):
+        assert w.pos["wrist_left"][1] == pytest.approx(0.882, abs=1e-6)
+        assert w.pos["wrist_right"][1] == pytest.approx(0.882, abs=1e-6)
+        assert w.lowest() == pytest.approx(0.0, abs=1e-9)
+
+
+def test_shoulder_flex_90_puts_wrists_forward_at_shoulder_height():
+    p = compile_source("""
+        posecode exercise "Arms forward"
+          rig humanoid
+          pose start = standing
+          step "Raise" 1s settle:
+            shoulders: flex 90
+    """)
+    w = solve_keyframes(p).phases[0].world
+    for side in ("left", "right"):
+        sh, wr = w.pos[f"shoulder_{side}"], w.pos[f"wrist_{side}"]
+        assert wr[1] == pytest.approx(sh[1], abs=1e-9)
+        assert wr[2] - sh[2] == pytest.approx(0.28 + 0.26, abs=1e-9)   # upper arm + forearm, forward
+        assert wr[0] == pytest.approx(sh[0], abs=1e-9)
+    assert w.pos["shoulder_left"][1] == pytest.approx(1.422, abs=1e-6)
+
+
+def test_avatar3_is_nine_tenths():
+    src = """
+        posecode exercise "Stand"
+          rig humanoid
+          avatar avatar3
+          pose start = standing
+          step "Hold" 1s settle:
+            neck: flex 0
+    """
+    w = solve_keyframes(compile_source(src)).base
+    # 0.9 × the avatar1 height of each joint above the floor
+    assert w.pos["wrist_left"][1] == pytest.approx(0.9 * 0.882, abs=1e-6)
+    assert w.landmarks["head_top"][1] == pytest.approx(0.9 * 1.656, abs=1e-6)
+
+
+UNREACHABLE = """
+posecode exercise "Too far"
+  rig humanoid
+  pose start = standing
+  step "Reach down" 1s settle:
+    reach: hand_left floor
+"""
+
+
+def test_unreachable_reach_gives_a_diagnostic_on_its_line():
+    p = compile_source(UNREACHABLE)
+    diags = kinematic_diagnostics(p)
+    reach = [d for d in diags if d.code == "kinematic-reach-short"]
+    assert len(reach) == 1
+    d = reach[0]
+    assert d.line == 5 and d.severity == "warning"
+    # a standing wrist is 0.882 m up, its contact height above the floor is about 0.10 m and the
+    # arm cannot lengthen: the hand stops roughly 0.78 m short
+    cr = solve_keyframes(p).phases[0].contacts[0]
+    assert 0.70 < cr.residual < 0.85
+    assert d.message == f"hand_left cannot reach floor within range of motion: {cr.residual * 100:.0f} cm short"
+
+
+def test_reachable_reach_lands_and_stays_silent():
+    p = compile_source("""
+        posecode exercise "Touch knee"
+          rig humanoid
+          pose start = standing
+          step "Touch" 1s settle:
+            hip_right: flex 120
+            knee_right: flex 90
+            reach: hand_right knee_right
+    """)
+    sol = solve_keyframes(p)
+    cr = sol.phases[0].contacts[0]
+    w = sol.phases[0].world
+    assert cr.residual < 0.01
+    assert np.linalg.norm(w.pos["wrist_right"] - w.pos["knee_right"]) < 0.01
+    assert not [d for d in kinematic_diagnostics(p) if d.code == "kinematic-reach-short"]
+    # the solved shoulder and elbow stay inside their ROM boxes
+    from posecode_ssg.language.rom import rom_box
+    for bone in ("shoulder_right", "elbow_right"):
+        box = rom_box(bone)
+        for ax, v in zip("xyz", sol.phases[0].euler[bone]):
+            assert box[ax][0] - 1e-6 <= v <= box[ax][1] + 1e-6
+
+
+def test_grip_hangs_the_body_from_the_bar():
+    p = compile_source("""
+        posecode exercise "Hang"
+          rig humanoid
+          prop bar
+          pose start = standing
+          step "Hang" 2s settle:
+            shoulders: flex 170
+            grip: hands bar
+    """)
+    w = solve_keyframes(p).phases[0].world
+    assert np.linalg.norm(w.pos["wrist_left"] - [0.18, 2.30, 0]) < 0.02
+    assert np.linalg.norm(w.pos["wrist_right"] - [-0.18, 2.30, 0]) < 0.02
+    assert w.lowest() > 0.05          # hanging: the feet are off the floor
+    assert not kinematic_diagnostics(p)
+
+
+def test_pin_foot_on_box_moves_the_body():
+    p = compile_source("""
+        posecode exercise "Step up"
+          rig humanoid
+          prop box
+          pose start = standing
+          step "Up" 1.2s settle:
+            hip_left: flex 30
+            pin: foot_right box
+    """)
+    sol = solve_keyframes(p)
+    w = sol.phases[0].world
+    # the right sole stands on the box anchor (0, 0.30, 0.30); the body rose with it
+    assert np.linalg.norm(w.landmarks["sole_right"] - [0.0, 0.30, 0.30]) < 0.005
+    assert w.pos["pelvis"][1] == pytest.approx(0.982 + 0.30, abs=0.005)
+    assert not kinematic_diagnostics(p)
+
+
+def test_ground_lock_lifted_and_choreography_on_lying_base():
+    p = compile_source("""
+        posecode exercise "Odd"
+          rig humanoid
+          pose start = supine
+          step "Spin" 1s settle:
+            turn: 90
+          step "Lift" 1s settle:
+            hip_left: flex 90
+          step "Lock" 1s settle:
+            knee_left: flex 10
+            ground-lock: foot_left
+    """)
+    diags = kinematic_diagnostics(p)
+    codes = {(d.code, d.line) for d in diags}
+    assert ("kinematic-choreography-base", 4) in codes
+    lifted = [d for d in diags if d.code == "kinematic-ground-lock-lifted"]
+    assert len(lifted) == 1 and lifted[0].line == 10 and "foot_left" in lifted[0].message
+
+
+def test_diagnostics_never_leak_into_parse():
+    from posecode_ssg.language import parse
+    result = parse(UNREACHABLE.lstrip("\n"))
+    assert not [d for d in result.warnings + result.errors + result.hints if d.code.startswith("kinematic-")]
