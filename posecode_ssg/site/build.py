@@ -455,7 +455,7 @@ class _Build:
         self.result.compiled = len(missing)
         workers = min(os.cpu_count() or 1, 8)
         if len(missing) >= POOL_THRESHOLD and workers > 1:
-            chunk = max(1, len(missing) // (workers * 8))
+            chunk = max(1, min(8, len(missing) // (workers * 32)))
             with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
                 outputs = pool.map(_compile_job, [job for _k, job in missing], chunksize=chunk)
                 for (key, _job), data in _progress(zip(missing, outputs), len(missing), "compile", show):
@@ -648,6 +648,9 @@ class _Build:
                 continue
             self.cards.append(self._card(page, rec))
         self.cards.sort(key=lambda c: (c["weight"], c["title"].lower(), c["url"]))
+        card_template = self.theme.env.get_template("partials/card.html")
+        for card in self.cards:  # rendered once, reused by home, sections and taxonomy pages
+            card["html"] = Markup(card_template.render(self._page_context(None, card=card)))
         # search index
         entries = [{"t": c["title"], "u": c["url"], "s": c["summary"], "x": self.records[c["src_uri"]]["search"]}
                    for c in self.cards]

@@ -36,6 +36,7 @@ from posecode_ssg.site import taxonomy
 from posecode_ssg.site.markdown import posecode_plugin
 
 PAGE_SUFFIXES = (".md", ".posecode")
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available: same results, faster
 INDEX_NAMES = ("_index.md", "index.md")
 
 FRONT_MATTER_KEYS: dict[str, str] = {
@@ -189,7 +190,7 @@ def validate_front_matter(text: str, first_line: int) -> tuple[dict, list[Proble
     problems: list[Problem] = []
     offset = first_line
     try:
-        loader = yaml.SafeLoader(text)
+        loader = _LOADER(text)
         try:
             node = loader.get_single_node()
             data = loader.construct_document(node) if node is not None else {}

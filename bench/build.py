@@ -1,0 +1,134 @@
+"""Benchmark the site build on a generated 1,000-page library (three figures a page).
+
+    python3 bench/build.py [--pages 1000] [--figures 3] [--keep DIR]
+
+Times three builds of the same library and prints milliseconds per page:
+
+* cold: empty cache, no previous output (everything parsed, compiled, rendered, written);
+* cold, figs cached: output and page manifest deleted, compiled figures kept (the cost of
+  the site generator itself: Markdown, front matter, templates, writing);
+* no-change: an immediate rebuild (sources read and hashed, output checked, nothing written);
+* one-page-changed: one figure edited on one page (that figure compiled, that page and
+  the index/taxonomy pages re-rendered, the rest hard-linked from the previous output).
+
+Targets on the 2-core reference machine (issue 6): cold <= 3 ms/page, no-change <= 0.3 ms/page.
+Every generated block is distinct (angles vary by page and figure), so the cold build
+really compiles pages x figures blocks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from posecode_ssg.config import load_config  # noqa: E402
+from posecode_ssg.site.build import build_site  # noqa: E402
+
+SECTIONS = ["strength", "mobility", "rehab", "posture", "dance"]
+MUSCLES = ["quadriceps", "glutes", "hamstrings", "core", "deltoids", "calves", "neck", "obliques"]
+LEVELS = ["beginner", "intermediate", "advanced"]
+
+
+def block(page: int, fig: int) -> str:
+    """A distinct, valid Posecode document (angles depend on page and figure)."""
+    hip = 40 + (page * 7 + fig * 13) % 60
+    knee = 45 + (page * 11 + fig * 5) % 70
+    shoulder = 20 + (page * 3 + fig * 17) % 120
+    return (f'posecode exercise "Drill {page}-{fig}"\n'
+            "  rig humanoid\n"
+            "  pose start = standing\n"
+            f'  step "Lower {fig}" {1 + fig * 0.5}s settle:\n'
+            f"    hips: flex {hip}\n"
+            f"    knees: flex {knee}\n"
+            f"    shoulders: flex {shoulder}\n"
+            "    ground-lock: feet\n"
+            f'    cue "Keep the heels down, page {page}"\n'
+            f'  step "Rise {fig}" 1.2s drive:\n'
+            "    hips: flex 0\n"
+            "    knees: flex 0\n"
+            "    shoulders: flex 0\n"
+            "    ground-lock: feet\n"
+            '    cue "Stand tall"\n'
+            "  repeat 8\n")
+
+
+def page_text(i: int, figures: int) -> str:
+    fm = (f"---\ntitle: Exercise {i}\nsummary: Generated exercise number {i} for the build benchmark.\n"
+          f"level: {LEVELS[i % 3]}\ncategory: {['strength', 'mobility', 'rehab', 'posture', 'dance'][i % 5]}\n"
+          f"equipment: [none]\nprimary_muscles: [{MUSCLES[i % 8]}]\nsecondary_muscles: [{MUSCLES[(i + 3) % 8]}]\n"
+          f"tags: [bench, group-{i % 20}]\n---\n\n")
+    parts = [fm, f"# Exercise {i}\n\nA paragraph of prose with **emphasis** and a [link](../{SECTIONS[0]}/ex-0000.md).\n"]
+    for f in range(figures):
+        parts.append(f"\n## Variation {f + 1}\n\n- point one\n- point two\n\n```posecode\n{block(i, f)}```\n")
+    return "".join(parts)
+
+
+def generate(content: Path, pages: int, figures: int) -> list[Path]:
+    paths = []
+    for i in range(pages):
+        path = content / SECTIONS[i % len(SECTIONS)] / f"ex-{i:04d}.md"
+        if i == 0:
+            path = content / SECTIONS[0] / "ex-0000.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(page_text(i, figures), encoding="utf-8")
+        paths.append(path)
+    (content / "index.md").write_text("---\ntitle: Bench library\n---\n\n# Bench library\n", encoding="utf-8")
+    return paths
+
+
+def timed(config, label: str, pages: int) -> float:
+    start = time.perf_counter()
+    result = build_site(config, progress=False)
+    seconds = time.perf_counter() - start
+    if result.errors:
+        for path, d in result.errors[:5]:
+            print(f"  {path}:{d.line}: {d.message}", file=sys.stderr)
+        raise SystemExit(f"{label}: build failed with {len(result.errors)} errors")
+    print(f"{label:<18} {seconds * 1000:9.1f} ms total  {seconds * 1000 / pages:7.3f} ms/page  "
+          f"({len(result.pages)} pages, {result.figures} figures, {result.compiled} compiled, "
+          f"written={result.written})")
+    return seconds * 1000 / pages
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--pages", type=int, default=1000)
+    parser.add_argument("--figures", type=int, default=3)
+    parser.add_argument("--keep", metavar="DIR", help="build here and keep the files")
+    args = parser.parse_args()
+    root = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="posecode-bench-"))
+    if root.exists() and args.keep:
+        shutil.rmtree(root)
+    root.mkdir(parents=True, exist_ok=True)
+    try:
+        paths = generate(root / "content", args.pages, args.figures)
+        config = load_config(None, cwd=root)
+        print(f"library: {args.pages} pages x {args.figures} figures, {os.cpu_count()} CPUs, in {root}")
+        cold = timed(config, "cold", args.pages)
+        none = timed(config, "no-change", args.pages)
+        # the site generator alone: output and page manifest gone, compiled figures still cached
+        shutil.rmtree(config.output_dir)
+        for manifest in config.cache_dir.glob("manifest-*.json"):
+            manifest.unlink()
+        site_only = timed(config, "cold, figs cached", args.pages)
+        text = paths[len(paths) // 2].read_text(encoding="utf-8")
+        paths[len(paths) // 2].write_text(text.replace("    hips: flex ", "    hips: flex 1", 1), encoding="utf-8")
+        one = timed(config, "one-page-changed", args.pages)
+        print(f"targets: cold <= 3 ms/page ({'met' if cold <= 3 else 'MISSED'}), "
+              f"no-change <= 0.3 ms/page ({'met' if none <= 0.3 else 'MISSED'}); one-page-changed {one:.3f} ms/page; "
+              f"figure compilation is {cold - site_only:.2f} ms/page of the cold build")
+    finally:
+        if not args.keep:
+            shutil.rmtree(root, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
