@@ -15,8 +15,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from markdown_it import MarkdownIt
+from mdit_py_plugins.front_matter import front_matter_plugin
 
-_MD = MarkdownIt("commonmark")
+# the same block rules as the site's pages (CommonMark + tables + YAML front matter), so a fence
+# is found here exactly when the page renders it as one
+_MD = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
+_MD.use(front_matter_plugin)
 
 
 @dataclass(frozen=True)

@@ -55,3 +55,11 @@ def test_line_and_column_mapping_in_containers():
 def test_non_posecode_and_draft_are_skipped():
     md = "```posecode-draft\nx\n```\n\n```text\ny\n```\n\n```\nz\n```\n"
     assert extract_posecode_blocks(md) == []
+
+
+def test_front_matter_is_not_content_and_lines_stay_absolute():
+    md = "---\ntitle: Squat\ntags: [a]\n---\n\n# Squat\n\n```posecode\nposecode exercise \"F\"\n" \
+         "  step \"a\" 1s flow:\n    knees: flex 1\n```\n"
+    (block,) = extract_posecode_blocks(md)
+    assert block.fence_line == 8 and block.first_line == 9
+    assert parse(block.source).ir.name == "F"
