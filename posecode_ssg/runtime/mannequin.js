@@ -1,0 +1,156 @@
+/**
+ * The drawn figure: a capsule mannequin built from rig.json (the avatar's tapered segments,
+ * ellipsoid volumes and sole boxes, kinematics-reference §2.2), the declared props
+ * (rig.json `props[*].meshes`), all as three.js meshes following the {@link Skeleton}'s world
+ * pose. Geometries are cached per page and shared by every figure with the same avatar.
+ * @module mannequin
+ */
+
+import {
+  BoxGeometry, CylinderGeometry, Group, LatheGeometry, Mesh, MeshStandardMaterial, Object3D,
+  Quaternion, SphereGeometry, Vector2, Vector3,
+} from "three";
+
+const geometryCache = new Map();
+const _up = new Vector3(0, 1, 0);
+const _dir = new Vector3();
+
+/**
+ * A tapered capsule (the convex hull of a sphere of radius r0 at the origin and one of radius
+ * r1 at (0, len, 0)) as a lathe: the outline follows each sphere up to the tangent line, whose
+ * angle φ satisfies sin φ = (r0 − r1)/len.
+ */
+function taperedCapsule(r0, r1, len) {
+  const key = `c${r0}|${r1}|${len.toFixed(5)}`;
+  let g = geometryCache.get(key);
+  if (g) return g;
+  const phi = Math.asin(Math.max(-1, Math.min(1, (r0 - r1) / Math.max(len, 1e-6))));
+  const pts = [];
+  const steps = 6;
+  // lower cap: from the south pole (angle −π/2) up to φ
+  for (let i = 0; i <= steps; i++) {
+    const a = -Math.PI / 2 + ((phi + Math.PI / 2) * i) / steps;
+    pts.push(new Vector2(r0 * Math.cos(a), r0 * Math.sin(a)));
+  }
+  // upper cap: from φ up to the north pole
+  for (let i = 0; i <= steps; i++) {
+    const a = phi + ((Math.PI / 2 - phi) * i) / steps;
+    pts.push(new Vector2(r1 * Math.cos(a), len + r1 * Math.sin(a)));
+  }
+  pts[0].x = 0; pts[pts.length - 1].x = 0;
+  g = new LatheGeometry(pts, 16);
+  geometryCache.set(key, g);
+  return g;
+}
+
+function shared(key, make) {
+  let g = geometryCache.get(key);
+  if (!g) { g = make(); geometryCache.set(key, g); }
+  return g;
+}
+
+const unitSphere = () => shared("sphere", () => new SphereGeometry(1, 18, 12));
+const unitBox = () => shared("box", () => new BoxGeometry(1, 1, 1));
+const unitCylinder = () => shared("cyl", () => new CylinderGeometry(1, 1, 1, 18));
+
+const materialCache = new Map();
+/** One shared MeshStandardMaterial per colour string. */
+export function material(color) {
+  let m = materialCache.get(color);
+  if (!m) {
+    m = new MeshStandardMaterial({ color, roughness: 0.65, metalness: 0.0 });
+    materialCache.set(color, m);
+  }
+  return m;
+}
+
+const sideOf = (name) => (name.endsWith("_left") ? "left" : name.endsWith("_right") ? "right" : null);
+
+/**
+ * @param {import("./skeleton.js").Skeleton} skeleton
+ * @param {object} rig rig.json
+ * @param {string[]} props declared props
+ * @param {{body: string, left: string, right: string, prop: string}} palette CSS colours
+ */
+export class Mannequin {
+  constructor(skeleton, rig, props, palette) {
+    this.skeleton = skeleton;
+    this.group = new Group();
+    this.nodes = [];
+    const av = skeleton.avatar;
+    const colour = (name) => {
+      const s = sideOf(name);
+      return material(s === "left" ? palette.left : s === "right" ? palette.right : palette.body);
+    };
+    for (const id of skeleton.boneIds) {
+      const node = new Object3D();
+      node.name = id;
+      this.nodes.push(node);
+      this.group.add(node);
+    }
+    const q = new Quaternion();
+    for (const s of av.segments) {
+      const from = skeleton.index.get(s.from);
+      const off = skeleton.index.has(s.to) ? av.offsets[s.to] : av.landmarks[s.to].offset;
+      _dir.set(off[0], off[1], off[2]);
+      const len = _dir.length();
+      if (len < 1e-6) continue;
+      const mesh = new Mesh(taperedCapsule(s.r[0], s.r[1], len), colour(s.to));
+      q.setFromUnitVectors(_up, _dir.normalize());
+      mesh.quaternion.copy(q);
+      this.nodes[from].add(mesh);
+    }
+    for (const v of av.volumes) {
+      const mesh = new Mesh(unitSphere(), colour(v.bone));
+      mesh.scale.set(v.r * v.scale[0], v.r * v.scale[1], v.r * v.scale[2]);
+      mesh.position.set(v.offset[0], v.offset[1], v.offset[2]);
+      this.nodes[skeleton.index.get(v.bone)].add(mesh);
+      if (v.name === "skull") {
+        // a nose on the face (+Z) so the facing direction reads at a glance
+        const nose = new Mesh(unitSphere(), colour(v.bone));
+        const r = v.r * 0.28;
+        nose.scale.set(r, r * 1.2, r);
+        nose.position.set(v.offset[0], v.offset[1], v.offset[2] + v.r * v.scale[2]);
+        this.nodes[skeleton.index.get(v.bone)].add(nose);
+      }
+    }
+    for (const side of ["left", "right"]) {
+      const ankle = skeleton.index.get(`ankle_${side}`);
+      if (ankle === undefined) continue;
+      const sole = new Mesh(unitBox(), colour(`ankle_${side}`));
+      sole.scale.set(av.sole.size[0], av.sole.size[1], av.sole.size[2]);
+      sole.position.set(av.sole.center[0], av.sole.center[1], av.sole.center[2]);
+      this.nodes[ankle].add(sole);
+    }
+    // props: world-fixed, axis-aligned
+    this.props = new Group();
+    const pm = material(palette.prop);
+    for (const p of props) {
+      for (const m of (rig.props[p] && rig.props[p].meshes) || []) {
+        let mesh;
+        if (m.shape === "box") {
+          mesh = new Mesh(unitBox(), pm);
+          mesh.scale.set(m.size[0], m.size[1], m.size[2]);
+        } else if (m.shape === "cylinder") {
+          mesh = new Mesh(unitCylinder(), pm);
+          mesh.scale.set(m.radius, m.length, m.radius);
+          if (m.axis === "x") mesh.rotation.z = Math.PI / 2;
+          else if (m.axis === "z") mesh.rotation.x = Math.PI / 2;
+        } else continue;
+        mesh.position.set(m.center[0], m.center[1], m.center[2]);
+        this.props.add(mesh);
+      }
+    }
+    this.group.add(this.props);
+  }
+
+  /** Copy the skeleton's world pose onto the bone nodes (call after each evaluate). */
+  update() {
+    const sk = this.skeleton, wp = sk.worldP, wq = sk.worldQ;
+    for (let i = 0; i < this.nodes.length; i++) {
+      const n = this.nodes[i];
+      n.position.set(wp[i * 3], wp[i * 3 + 1], wp[i * 3 + 2]);
+      n.quaternion.set(wq[i * 4], wq[i * 4 + 1], wq[i * 4 + 2], wq[i * 4 + 3]);
+    }
+  }
+}

@@ -1,0 +1,505 @@
+/**
+ * `<posecode-figure>`: the player custom element (page contract: docs/motion-json.md and the
+ * site templates).
+ *
+ *     <meta name="posecode-rig" content="URL of rig.json">            (once, in <head>)
+ *     <posecode-figure id="…" data-title="caption" [autoplay] [data-view="side|front"] [src="…json"]>
+ *       <script type="application/json">{compact motion JSON}</script>
+ *       <figure class="posecode-poster"><svg>…</svg></figure>       (fallback / reduced-motion still)
+ *       <ol class="posecode-phases">…</ol>                              (no-JS phase listing)
+ *     </posecode-figure>
+ *
+ * The element reads rig.json once per page, validates its motion data, builds the model (timeline,
+ * skeleton, solver passes) and a player: play/pause, scrub, speed, phase list with the current
+ * phase and its cue, rep counter, orbit camera with reset; keyboard operable, labelled for screen
+ * readers. With `prefers-reduced-motion: reduce` it shows the poster and a play button and never
+ * autoplays. Invalid data shows a `posecode-figure: …` message in place of the figure, rejects
+ * `ready` and fires a `posecode-error` event; nothing is thrown to the console.
+ *
+ * Test hooks (stable API): `el.ready` (Promise), `el.duration` (s, wrap included), `el.seek(t)`
+ * (synchronous, pauses), `el.sample()` ({t, phase, bones, landmarks, contacts, warnings}, world
+ * metres) and `window.posecode.figures`.
+ * @module posecode-figure
+ */
+
+import { PerspectiveCamera } from "three";
+import { FigureModel } from "./pose.js";
+import { validateMotion, MotionDataError } from "./validate.js";
+import { Mannequin } from "./mannequin.js";
+import { getStage } from "./stage.js";
+
+const SPEEDS = [0.25, 0.5, 1, 1.5, 2];
+const FOV = 30;
+const DEG = Math.PI / 180;
+const VIEWS = { side: -90, front: 0 };
+const DEFAULT_AZIMUTH = -35, DEFAULT_ELEVATION = 10;
+
+let rigPromise = null;
+/** Fetch the page's rig.json once (URL from `<meta name="posecode-rig">`). */
+export function loadRig() {
+  if (rigPromise) return rigPromise;
+  rigPromise = (async () => {
+    const meta = document.querySelector('meta[name="posecode-rig"]');
+    const href = meta && meta.getAttribute("content");
+    if (!href) throw new MotionDataError('the page has no <meta name="posecode-rig" content="…/rig.json">');
+    const url = new URL(href, document.baseURI);
+    let res;
+    try { res = await fetch(url); } catch (e) { throw new MotionDataError(`could not load the rig ${url} (${e.message})`); }
+    if (!res.ok) throw new MotionDataError(`could not load the rig ${url} (HTTP ${res.status})`);
+    let rig;
+    try { rig = await res.json(); } catch (e) { throw new MotionDataError(`the rig ${url} is not valid JSON`); }
+    if (!rig || rig.format !== "posecode-rig/1") throw new MotionDataError(`the rig ${url} is not a "posecode-rig/1" file`);
+    return rig;
+  })();
+  return rigPromise;
+}
+
+const reducedMotionQuery = typeof matchMedia === "function" ? matchMedia("(prefers-reduced-motion: reduce)") : null;
+
+const STYLE = `
+posecode-figure{display:block}
+.pc-player{display:flex;flex-direction:column;gap:.4rem}
+.pc-view{position:relative;aspect-ratio:4/3;width:100%;max-height:80vh;overflow:hidden;border-radius:6px;background:var(--pc-view-bg,#f3f1ec);touch-action:pan-y;cursor:grab;outline-offset:2px}
+.pc-view:focus-visible{outline:3px solid var(--pc-accent,#1f6feb)}
+.pc-view>canvas{position:absolute;inset:0;width:100%;height:100%;display:block}
+.pc-view>.posecode-poster{position:absolute;inset:0;margin:0;display:flex;align-items:center;justify-content:center;background:var(--pc-view-bg,#f3f1ec)}
+.pc-view>.posecode-poster svg{max-width:100%;max-height:100%;width:auto;height:100%}
+.pc-view[data-state=live]>.posecode-poster{display:none}
+.pc-view[data-state=poster]>canvas{visibility:hidden}
+.pc-controls{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem;font:inherit;font-size:.9em}
+.pc-controls button,.pc-controls select{font:inherit;min-height:2.2rem;min-width:2.2rem}
+.pc-scrub{flex:1 1 8rem;min-width:6rem}
+.pc-time,.pc-rep{font-variant-numeric:tabular-nums;white-space:nowrap}
+.pc-cue{margin:0;min-height:1.3em;font-style:italic}
+.pc-phase-list{margin:0;padding-left:1.6em;font-size:.9em}
+.pc-phase-list button{font:inherit;background:none;border:0;padding:.1em .2em;color:inherit;cursor:pointer;text-align:left}
+.pc-phase-list li[aria-current=step]{font-weight:700}
+.pc-phase-list li[aria-current=step] .pc-phase-cue{display:block}
+.pc-phase-cue{display:none;font-style:italic;font-weight:400;margin-left:.3em}
+.pc-phase-meta{opacity:.75;font-weight:400}
+.pc-error{border:2px solid #b3261e;color:#8c1d18;background:#fdecea;padding:.6em .8em;border-radius:6px;font:inherit}
+.pc-sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+`;
+
+function injectStyle() {
+  if (document.getElementById("posecode-runtime-style")) return;
+  const s = document.createElement("style");
+  s.id = "posecode-runtime-style";
+  s.textContent = STYLE;
+  document.head.prepend(s);
+}
+
+const el = (tag, attrs = {}, text) => {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  if (text !== undefined) e.textContent = text;
+  return e;
+};
+
+const fmt = (t) => t.toFixed(1);
+
+/** The registry behind `window.posecode`. */
+function registry() {
+  const pc = (window.posecode = window.posecode || {});
+  pc.figures = pc.figures || [];
+  pc.frame = pc.frame || (() => getStage().nextFrame());
+  pc.stats = pc.stats || (() => ({ ...getStage().stats }));
+  return pc;
+}
+
+export class PosecodeFigure extends HTMLElement {
+  constructor() {
+    super();
+    this.ready = new Promise((res, rej) => { this._resolve = res; this._reject = rej; });
+    this.ready.catch(() => {}); // an unobserved rejection must not reach the console
+    this._model = null;
+    this.playing = false;
+    this.dirty = false;
+    this.sizeDirty = true;
+    this.cssWidth = 0;
+    this.cssHeight = 0;
+    this._clock = 0;        // seconds since the loop start, unwrapped (rep counter)
+    this._speed = 1;
+    this._phaseShown = -2;
+    this._repShown = -1;
+    this._started = false;
+    this._onKey = this._onKey.bind(this);
+    this._onPointerDown = this._onPointerDown.bind(this);
+    this._onPointerMove = this._onPointerMove.bind(this);
+    this._onPointerUp = this._onPointerUp.bind(this);
+    this._onReducedChange = this._onReducedChange.bind(this);
+  }
+
+  /** Loop length in seconds, the wrap back to the base pose included (NaN before `ready`). */
+  get duration() {
+    return this._model ? this._model.duration : NaN;
+  }
+
+  connectedCallback() {
+    const pc = registry();
+    if (!pc.figures.includes(this)) pc.figures.push(this);
+    if (this._started) {
+      if (this._model) this._attach();
+      return;
+    }
+    this._started = true;
+    const go = () => this._init();
+    if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", go, { once: true });
+    else go();
+  }
+
+  disconnectedCallback() {
+    const pc = registry();
+    const i = pc.figures.indexOf(this);
+    if (i >= 0) pc.figures.splice(i, 1);
+    this._detach();
+  }
+
+  async _readMotion() {
+    const src = this.getAttribute("src");
+    if (src) {
+      let res;
+      try { res = await fetch(new URL(src, document.baseURI)); } catch (e) { throw new MotionDataError(`could not load ${src} (${e.message})`); }
+      if (!res.ok) throw new MotionDataError(`could not load ${src} (HTTP ${res.status})`);
+      const text = await res.text();
+      try { return JSON.parse(text); } catch (e) { throw new MotionDataError(`${src} is not valid JSON (${e.message})`); }
+    }
+    const script = this.querySelector(':scope > script[type="application/json"]');
+    if (!script) throw new MotionDataError('no motion data: add a <script type="application/json"> child or a src attribute');
+    try { return JSON.parse(script.textContent); } catch (e) { throw new MotionDataError(`the motion data is not valid JSON (${e.message})`); }
+  }
+
+  async _init() {
+    try {
+      const [rig, motion] = await Promise.all([loadRig(), this._readMotion()]);
+      validateMotion(motion, rig);
+      this._model = new FigureModel(motion, rig);
+      this._model.evaluate(0);
+      this._frame();
+      this._buildUI();
+      this._attach();
+      this._resolve(this);
+    } catch (err) {
+      this._fail(err);
+    }
+  }
+
+  _fail(err) {
+    const msg = err instanceof MotionDataError ? err.message : `internal error (${err && err.message})`;
+    const text = `posecode-figure: ${msg}`;
+    const box = el("div", { class: "pc-error", role: "alert" }, text);
+    this.prepend(box);
+    this._error = text;
+    const error = new Error(text);
+    this._reject(error);
+    this.dispatchEvent(new CustomEvent("posecode-error", { detail: { message: text }, bubbles: true }));
+  }
+
+  // ----- camera framing and orbit -----------------------------------------------------------
+
+  /** Bounding sphere of the whole loop (joints, landmarks, props), sampled at keyframes and midpoints. */
+  _frame() {
+    const m = this._model, sk = m.skeleton, T = m.timeline.times;
+    const lo = [Infinity, 0, Infinity], hi = [-Infinity, -Infinity, -Infinity];
+    const grow = (x, y, z) => {
+      if (x < lo[0]) lo[0] = x; if (z < lo[2]) lo[2] = z;
+      if (x > hi[0]) hi[0] = x; if (y > hi[1]) hi[1] = y; if (z > hi[2]) hi[2] = z;
+    };
+    for (let k = 0; k < T.length - 1; k++) {
+      for (const t of [T[k], 0.5 * (T[k] + T[k + 1])]) {
+        m.evaluate(t);
+        for (let i = 0; i < sk.worldP.length; i += 3) grow(sk.worldP[i], sk.worldP[i + 1], sk.worldP[i + 2]);
+        for (let i = 0; i < sk.landmarkP.length; i += 3) grow(sk.landmarkP[i], sk.landmarkP[i + 1], sk.landmarkP[i + 2]);
+      }
+    }
+    for (const p of m.motion.props || []) {
+      for (const mesh of m.rig.props[p].meshes || []) {
+        const h = mesh.shape === "box" ? mesh.size.map((s) => s / 2)
+          : [mesh.axis === "x" ? mesh.length / 2 : mesh.radius, mesh.axis === "y" ? mesh.length / 2 : mesh.radius, mesh.axis === "z" ? mesh.length / 2 : mesh.radius];
+        grow(mesh.center[0] - h[0], mesh.center[1] - h[1], mesh.center[2] - h[2]);
+        grow(mesh.center[0] + h[0], mesh.center[1] + h[1], mesh.center[2] + h[2]);
+      }
+    }
+    m.evaluate(0);
+    this._target = [(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, (lo[2] + hi[2]) / 2];
+    this._radius = 0.55 * Math.hypot(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]) + 0.05;
+  }
+
+  _resetView() {
+    const v = this.getAttribute("data-view");
+    this._azimuth = (v in VIEWS ? VIEWS[v] : DEFAULT_AZIMUTH) * DEG;
+    this._elevation = (v in VIEWS ? 4 : DEFAULT_ELEVATION) * DEG;
+    this._zoom = 1;
+    this.dirty = true;
+  }
+
+  _placeCamera() {
+    const c = this.camera, a = c.aspect || 1;
+    const half = (FOV / 2) * DEG;
+    const halfH = Math.atan(Math.tan(half) * Math.min(1, a));
+    const d = (this._radius / Math.sin(halfH)) * this._zoom;
+    const ce = Math.cos(this._elevation);
+    c.position.set(
+      this._target[0] + d * ce * Math.sin(this._azimuth),
+      this._target[1] + d * Math.sin(this._elevation),
+      this._target[2] + d * ce * Math.cos(this._azimuth),
+    );
+    c.near = Math.max(0.05, d - 4 * this._radius);
+    c.far = d + 4 * this._radius;
+    c.lookAt(this._target[0], this._target[1], this._target[2]);
+    c.updateProjectionMatrix();
+  }
+
+  _orbit(dAz, dEl, zoom = 1) {
+    this._azimuth += dAz;
+    this._elevation = Math.max(-10 * DEG, Math.min(80 * DEG, this._elevation + dEl));
+    this._zoom = Math.max(0.4, Math.min(2.5, this._zoom * zoom));
+    this._reveal();
+    this.dirty = true;
+    getStage().wake();
+  }
+
+  // ----- UI ---------------------------------------------------------------------------------
+
+  _buildUI() {
+    injectStyle();
+    const m = this._model, motion = m.motion;
+    const title = this.getAttribute("data-title") || motion.name;
+    this.reduced = !!(reducedMotionQuery && reducedMotionQuery.matches);
+    const player = el("div", { class: "pc-player", role: "group", "aria-label": `${title}: animated figure` });
+    const view = el("div", {
+      class: "pc-view", tabindex: "0", role: "application", "aria-roledescription": "3D figure",
+      "aria-label": `${title}. Arrow keys turn the view, plus and minus zoom, Home resets the view, Space plays or pauses.`,
+    });
+    const canvas = el("canvas", { "aria-hidden": "true" });
+    view.append(canvas);
+    const poster = this.querySelector(":scope > figure.posecode-poster");
+    if (poster) view.append(poster);
+    view.dataset.state = "poster";
+    const controls = el("div", { class: "pc-controls" });
+    const play = el("button", { type: "button", class: "pc-play", "aria-label": "Play" }, "▶");
+    const scrub = el("input", {
+      type: "range", class: "pc-scrub", min: "0", max: String(m.duration), step: "0.01", value: "0", "aria-label": "Time",
+    });
+    const time = el("span", { class: "pc-time", "aria-hidden": "true" }, `0.0 / ${fmt(m.duration)} s`);
+    const speedLabel = el("label", { class: "pc-speed-label" });
+    speedLabel.append(el("span", { class: "pc-sr" }, "Speed"));
+    const speed = el("select", { class: "pc-speed" });
+    for (const s of SPEEDS) {
+      const o = el("option", { value: String(s) }, `${s}×`);
+      if (s === 1) o.selected = true;
+      speed.append(o);
+    }
+    speedLabel.append(speed);
+    const rep = el("span", { class: "pc-rep" });
+    const reset = el("button", { type: "button", class: "pc-reset", "aria-label": "Reset view" }, "⟲");
+    controls.append(play, scrub, time, speedLabel, rep, reset);
+    const cue = el("p", { class: "pc-cue" });
+    const list = el("ol", { class: "pc-phase-list", "aria-label": "Phases" });
+    motion.phases.forEach((p, i) => {
+      const li = el("li");
+      const b = el("button", { type: "button", "data-phase": String(i) });
+      b.append(document.createTextNode(p.name + " "), el("span", { class: "pc-phase-meta" }, `${fmt(p.d)} s · ${p.m}`));
+      b.addEventListener("click", () => this.seek(m.timeline.times[i]));
+      li.append(b);
+      if (p.cue) li.append(el("span", { class: "pc-phase-cue" }, p.cue));
+      list.append(li);
+    });
+    player.append(view, controls, cue, list);
+    const nojs = this.querySelector(":scope > ol.posecode-phases");
+    if (nojs) nojs.hidden = true;
+    this.append(player);
+
+    this.view = view;
+    this.canvas = canvas;
+    this.ctx2d = canvas.getContext("2d");
+    this.camera = new PerspectiveCamera(FOV, 4 / 3, 0.05, 50);
+    const css = getComputedStyle(this);
+    const v = (n, d) => css.getPropertyValue(n).trim() || d;
+    this.mannequin = new Mannequin(m.skeleton, m.rig, motion.props || [], {
+      body: v("--pc-body", "#8d99a6"), right: v("--pc-right", "#2f6db5"), left: v("--pc-left", "#d9822b"), prop: v("--pc-prop", "#a08f7a"),
+    });
+    this.mannequin.update();
+    this._ui = { play, scrub, time, speed, rep, reset, cue, list, items: Array.from(list.children) };
+    this._resetView();
+
+    play.addEventListener("click", () => this.toggle());
+    scrub.addEventListener("input", () => this.seek(parseFloat(scrub.value)));
+    speed.addEventListener("change", () => { this._speed = parseFloat(speed.value) || 1; });
+    reset.addEventListener("click", () => { this._resetView(); getStage().wake(); });
+    this.playing = this.hasAttribute("autoplay") && !this.reduced;
+    this._updateUI(true);
+  }
+
+  _attach() {
+    if (!this.view) return;
+    this.view.addEventListener("keydown", this._onKey);
+    this.view.addEventListener("pointerdown", this._onPointerDown);
+    if (reducedMotionQuery) reducedMotionQuery.addEventListener("change", this._onReducedChange);
+    getStage().add(this);
+    this.dirty = true;
+    getStage().wake();
+  }
+
+  _detach() {
+    if (!this.view) return;
+    this.view.removeEventListener("keydown", this._onKey);
+    this.view.removeEventListener("pointerdown", this._onPointerDown);
+    if (reducedMotionQuery) reducedMotionQuery.removeEventListener("change", this._onReducedChange);
+    getStage().remove(this);
+  }
+
+  _onReducedChange() {
+    this.reduced = reducedMotionQuery.matches;
+    if (this.reduced) { this.pause(); this.view.dataset.state = "poster"; }
+  }
+
+  _onKey(e) {
+    const k = e.key;
+    let handled = true;
+    if (k === "ArrowLeft") this._orbit(-15 * DEG, 0);
+    else if (k === "ArrowRight") this._orbit(15 * DEG, 0);
+    else if (k === "ArrowUp") this._orbit(0, 10 * DEG);
+    else if (k === "ArrowDown") this._orbit(0, -10 * DEG);
+    else if (k === "+" || k === "=") this._orbit(0, 0, 1 / 1.15);
+    else if (k === "-" || k === "_") this._orbit(0, 0, 1.15);
+    else if (k === "Home" || k === "0") { this._resetView(); getStage().wake(); }
+    else if (k === " " || k === "Enter" || k === "k") this.toggle();
+    else handled = false;
+    if (handled) e.preventDefault();
+  }
+
+  _onPointerDown(e) {
+    if (e.button !== 0) return;
+    this._drag = { x: e.clientX, y: e.clientY, id: e.pointerId };
+    this.view.setPointerCapture(e.pointerId);
+    this.view.addEventListener("pointermove", this._onPointerMove);
+    this.view.addEventListener("pointerup", this._onPointerUp);
+    this.view.addEventListener("pointercancel", this._onPointerUp);
+  }
+
+  _onPointerMove(e) {
+    if (!this._drag || e.pointerId !== this._drag.id) return;
+    const dx = e.clientX - this._drag.x, dy = e.clientY - this._drag.y;
+    this._drag.x = e.clientX; this._drag.y = e.clientY;
+    this._orbit(-dx * 0.01, e.pointerType === "touch" ? 0 : dy * 0.01);
+  }
+
+  _onPointerUp() {
+    this._drag = null;
+    this.view.removeEventListener("pointermove", this._onPointerMove);
+    this.view.removeEventListener("pointerup", this._onPointerUp);
+    this.view.removeEventListener("pointercancel", this._onPointerUp);
+  }
+
+  /** Show the live canvas instead of the poster (after the next draw). */
+  _reveal() {
+    this._wantLive = true;
+  }
+
+  _updateUI(force = false) {
+    const ui = this._ui, m = this._model;
+    if (!ui) return;
+    const t = m.t;
+    ui.scrub.value = String(t);
+    const ph = m.phase;
+    const phName = ph >= 0 ? m.motion.phases[ph].name : "back to start";
+    ui.scrub.setAttribute("aria-valuetext", `${fmt(t)} of ${fmt(m.duration)} seconds, ${ph >= 0 ? `phase ${ph + 1} of ${m.motion.phases.length}: ` : ""}${phName}`);
+    ui.time.textContent = `${fmt(t)} / ${fmt(m.duration)} s`;
+    if (force || ph !== this._phaseShown) {
+      this._phaseShown = ph;
+      ui.items.forEach((li, i) => { if (i === ph) li.setAttribute("aria-current", "step"); else li.removeAttribute("aria-current"); });
+      ui.cue.textContent = ph >= 0 ? (m.motion.phases[ph].cue || "") : "";
+    }
+    const N = m.motion.repeat || 0;
+    const repIdx = N > 0 ? (Math.floor(this._clock / m.duration + 1e-9) % N) + 1 : 0;
+    if (force || repIdx !== this._repShown) {
+      this._repShown = repIdx;
+      ui.rep.textContent = N > 0 ? `Rep ${repIdx} of ${N}` : "";
+      ui.rep.hidden = N === 0;
+    }
+    const label = this.playing ? "Pause" : "Play";
+    if (ui.play.getAttribute("aria-label") !== label) {
+      ui.play.setAttribute("aria-label", label);
+      ui.play.textContent = this.playing ? "❚❚" : "▶";
+    }
+  }
+
+  // ----- stage callbacks ----------------------------------------------------------------------
+
+  /** Advance a playing figure by `dt` seconds of wall time (called by the stage loop). */
+  advance(dt) {
+    const m = this._model;
+    this._clock += dt * this._speed;
+    m.evaluate(this._clock % m.duration);
+    this.dirty = true;
+    this._updateUI();
+  }
+
+  /** Size the canvas and camera before a draw (called by the stage). */
+  prepareFrame(dpr) {
+    if (this.sizeDirty) {
+      const w = Math.max(1, Math.round(this.cssWidth * dpr)), h = Math.max(1, Math.round(this.cssHeight * dpr));
+      if (this.canvas.width !== w) this.canvas.width = w;
+      if (this.canvas.height !== h) this.canvas.height = h;
+      this.camera.aspect = this.cssWidth > 0 && this.cssHeight > 0 ? this.cssWidth / this.cssHeight : 4 / 3;
+      this.sizeDirty = false;
+    }
+    this.mannequin.update();
+    this._placeCamera();
+  }
+
+  /** Called by the stage after the frame was copied into this figure's canvas. */
+  drawn() {
+    if (!this.reduced || this._wantLive || this.playing) {
+      if (this.view.dataset.state !== "live") this.view.dataset.state = "live";
+    }
+  }
+
+  // ----- public API ---------------------------------------------------------------------------
+
+  /** Start playback (reveals the live figure in reduced-motion mode: the user asked for it). */
+  play() {
+    if (!this._model) return;
+    this.playing = true;
+    this._reveal();
+    this._updateUI();
+    getStage().wake();
+  }
+
+  /** Pause playback. */
+  pause() {
+    if (!this._model) return;
+    this.playing = false;
+    this._updateUI();
+  }
+
+  /** Toggle play/pause. */
+  toggle() {
+    if (this.playing) this.pause(); else this.play();
+  }
+
+  /**
+   * Pose the figure at `t` seconds (wrapped into one loop) and pause. Synchronous: `sample()`
+   * right after reflects `t`; the drawing follows on the next animation frame.
+   */
+  seek(t) {
+    const m = this._model;
+    if (!m || !Number.isFinite(t)) return;
+    this.playing = false;
+    const x = ((t % m.duration) + m.duration) % m.duration;
+    const loops = Math.floor(this._clock / m.duration + 1e-9);
+    this._clock = loops * m.duration + x;
+    m.evaluate(x);
+    m.t = t;
+    this.dirty = true;
+    this._reveal();
+    this._updateUI();
+    getStage().wake();
+  }
+
+  /** Snapshot of the current pose (world metres), or null before `ready`. */
+  sample() {
+    return this._model ? this._model.sample() : null;
+  }
+}

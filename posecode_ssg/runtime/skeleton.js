@@ -1,0 +1,210 @@
+/**
+ * The skeleton: rig.json → bone hierarchy of one avatar, forward kinematics, landmarks and the
+ * mesh extents used for grounding. Pure math on Float64Arrays (no three.js), so the solve cost is
+ * measurable on its own and nothing is allocated per frame.
+ *
+ * Conventions (docs/motion-json.md, kinematics-reference §1–§2): metres, +Y up, the figure faces
+ * +Z, its left is +X; identity rest rotations; a bone's offset is its joint's position in the
+ * parent's frame; the pelvis hangs from the floating root. FK: p_child = p_parent + R_parent·offset,
+ * R_child = R_parent·R_local (the same walk as posecode_ssg/motion/fk.py).
+ *
+ * Every number comes from rig.json: nothing about the body is typed here.
+ * @module skeleton
+ */
+
+import { copy4, fromEulerXYZ, mul, rotateVec } from "./quat.js";
+
+const _v = new Float64Array(3);
+
+/**
+ * One figure's skeleton and its world pose.
+ * @param {object} rig parsed rig.json (`format: "posecode-rig/1"`)
+ * @param {string} avatarId key into `rig.avatars`
+ */
+export class Skeleton {
+  constructor(rig, avatarId) {
+    const av = rig.avatars[avatarId];
+    if (!av) throw new Error(`unknown avatar "${avatarId}"`);
+    this.rig = rig;
+    this.avatar = av;
+    this.avatarId = avatarId;
+    const ids = rig.bones.map((b) => b.id);
+    this.boneIds = ids;
+    const N = ids.length;
+    this.boneCount = N;
+    this.index = new Map(ids.map((id, i) => [id, i]));
+    /** parent index per bone, −1 = the root node */
+    this.parent = new Int16Array(N);
+    this.offsets = new Float64Array(N * 3);
+    rig.bones.forEach((b, i) => {
+      const p = b.parent === null ? -1 : this.index.get(b.parent);
+      if (p === undefined || p >= i) throw new Error(`rig.json: bone "${b.id}" must follow its parent`);
+      this.parent[i] = p;
+      const o = av.offsets[b.id];
+      this.offsets.set(o, i * 3);
+    });
+    // landmarks
+    this.landmarkNames = Object.keys(av.landmarks);
+    const L = this.landmarkNames.length;
+    this.landmarkIndex = new Map(this.landmarkNames.map((n, i) => [n, i]));
+    this.landmarkBone = new Int16Array(L);
+    this.landmarkOffset = new Float64Array(L * 3);
+    this.landmarkNames.forEach((n, i) => {
+      this.landmarkBone[i] = this.index.get(av.landmarks[n].bone);
+      this.landmarkOffset.set(av.landmarks[n].offset, i * 3);
+    });
+    // mesh primitives for the lowest point (capsules, ellipsoids, sole boxes)
+    const segs = av.segments;
+    this.segFrom = new Int16Array(segs.length);
+    this.segTo = new Int16Array(segs.length); // ≥ 0 bone, < 0: −1 − landmark index
+    this.segR = new Float64Array(segs.length * 2);
+    segs.forEach((s, i) => {
+      this.segFrom[i] = this.index.get(s.from);
+      this.segTo[i] = this.index.has(s.to) ? this.index.get(s.to) : -1 - this.landmarkIndex.get(s.to);
+      this.segR[i * 2] = s.r[0];
+      this.segR[i * 2 + 1] = s.r[1];
+    });
+    const vols = av.volumes;
+    this.volBone = new Int16Array(vols.length);
+    this.volAxes = new Float64Array(vols.length * 3);
+    this.volOffset = new Float64Array(vols.length * 3);
+    vols.forEach((v, i) => {
+      this.volBone[i] = this.index.get(v.bone);
+      for (let a = 0; a < 3; a++) this.volAxes[i * 3 + a] = v.r * v.scale[a];
+      this.volOffset.set(v.offset, i * 3);
+    });
+    this.soleBones = ["ankle_left", "ankle_right"].filter((b) => this.index.has(b)).map((b) => this.index.get(b));
+    this.soleCorners = new Float64Array(8 * 3);
+    let c = 0;
+    for (const sx of [-0.5, 0.5]) for (const sy of [-0.5, 0.5]) for (const sz of [-0.5, 0.5]) {
+      this.soleCorners[c++] = av.sole.center[0] + sx * av.sole.size[0];
+      this.soleCorners[c++] = av.sole.center[1] + sy * av.sole.size[1];
+      this.soleCorners[c++] = av.sole.center[2] + sz * av.sole.size[2];
+    }
+    // world state
+    this.rootPos = new Float64Array(3);
+    this.rootQ = new Float64Array([0, 0, 0, 1]);
+    this.worldQ = new Float64Array(N * 4);
+    this.worldP = new Float64Array(N * 3);
+    this.landmarkP = new Float64Array(L * 3);
+    /** lowest mesh y per bone after the last {@link Skeleton#measureLowest} */
+    this.lowestByBone = new Float64Array(N);
+  }
+
+  /**
+   * Root transform of a built-in start pose: position (m, grounded for this avatar at build time
+   * by the motion compiler) and rotation from its XYZ Euler degrees.
+   * @returns {{position: number[], quaternion: Float64Array}}
+   */
+  startRoot(poseName) {
+    const sp = this.rig.startPoses[poseName] || this.rig.startPoses[this.rig.defaultStartPose];
+    const gr = sp.groundedRoot && sp.groundedRoot[this.avatarId];
+    const e = sp.root.euler;
+    return {
+      position: (gr || sp.root.position).slice(),
+      quaternion: fromEulerXYZ(new Float64Array(4), 0, e[0], e[1], e[2]),
+    };
+  }
+
+  /**
+   * Forward kinematics: world joint positions/rotations and landmarks from local rotations and
+   * the root transform currently in `rootPos` / `rootQ`.
+   * @param {Float64Array} localQ boneCount×4 local quaternions
+   */
+  forward(localQ) {
+    const N = this.boneCount, P = this.parent, wq = this.worldQ, wp = this.worldP;
+    for (let i = 0; i < N; i++) {
+      const p = P[i];
+      if (p < 0) {
+        rotateVec(_v, 0, this.rootQ, 0, this.offsets, i * 3);
+        wp[i * 3] = this.rootPos[0] + _v[0];
+        wp[i * 3 + 1] = this.rootPos[1] + _v[1];
+        wp[i * 3 + 2] = this.rootPos[2] + _v[2];
+        mul(wq, i * 4, this.rootQ, 0, localQ, i * 4);
+      } else {
+        rotateVec(_v, 0, wq, p * 4, this.offsets, i * 3);
+        wp[i * 3] = wp[p * 3] + _v[0];
+        wp[i * 3 + 1] = wp[p * 3 + 1] + _v[1];
+        wp[i * 3 + 2] = wp[p * 3 + 2] + _v[2];
+        mul(wq, i * 4, wq, p * 4, localQ, i * 4);
+      }
+    }
+    this.updateLandmarks();
+  }
+
+  /** Recompute landmark world positions from the current bone transforms. */
+  updateLandmarks() {
+    const n = this.landmarkNames.length;
+    for (let i = 0; i < n; i++) {
+      const b = this.landmarkBone[i];
+      rotateVec(_v, 0, this.worldQ, b * 4, this.landmarkOffset, i * 3);
+      for (let a = 0; a < 3; a++) this.landmarkP[i * 3 + a] = this.worldP[b * 3 + a] + _v[a];
+    }
+  }
+
+  /** Move the whole posed figure by (dx, dy, dz) metres (root, joints and landmarks). */
+  translate(dx, dy, dz) {
+    this.rootPos[0] += dx; this.rootPos[1] += dy; this.rootPos[2] += dz;
+    const wp = this.worldP, lp = this.landmarkP;
+    for (let i = 0; i < wp.length; i += 3) { wp[i] += dx; wp[i + 1] += dy; wp[i + 2] += dz; }
+    for (let i = 0; i < lp.length; i += 3) { lp[i] += dx; lp[i + 1] += dy; lp[i + 2] += dz; }
+  }
+
+  /**
+   * Lowest mesh point per bone (fills {@link Skeleton#lowestByBone}) and overall (returned), in
+   * metres: capsule ends minus their radius (attributed to the child bone, or the landmark's
+   * bone), ellipsoid volumes (lowest y = c_y − ‖row_y(R)·diag(axes)‖) and the 8 corners of each
+   * sole box — the primitives of posecode_ssg/motion/fk.py `World.lowest_by_bone`.
+   */
+  measureLowest() {
+    const low = this.lowestByBone.fill(Infinity);
+    const wp = this.worldP, lp = this.landmarkP, wq = this.worldQ;
+    for (let i = 0; i < this.segFrom.length; i++) {
+      const a = this.segFrom[i], t = this.segTo[i];
+      const owner = t >= 0 ? t : this.landmarkBone[-1 - t];
+      const ya = wp[a * 3 + 1] - this.segR[i * 2];
+      const yb = (t >= 0 ? wp[t * 3 + 1] : lp[(-1 - t) * 3 + 1]) - this.segR[i * 2 + 1];
+      const m = ya < yb ? ya : yb;
+      if (m < low[owner]) low[owner] = m;
+    }
+    for (let i = 0; i < this.volBone.length; i++) {
+      const b = this.volBone[i];
+      rotateVec(_v, 0, wq, b * 4, this.volOffset, i * 3);
+      const cy = wp[b * 3 + 1] + _v[1];
+      // row y of the rotation matrix of wq
+      const x = wq[b * 4], y = wq[b * 4 + 1], z = wq[b * 4 + 2], w = wq[b * 4 + 3];
+      const r0 = 2 * (x * y + w * z) * this.volAxes[i * 3];
+      const r1 = (1 - 2 * (x * x + z * z)) * this.volAxes[i * 3 + 1];
+      const r2 = 2 * (y * z - w * x) * this.volAxes[i * 3 + 2];
+      const m = cy - Math.sqrt(r0 * r0 + r1 * r1 + r2 * r2);
+      if (m < low[b]) low[b] = m;
+    }
+    for (const b of this.soleBones) {
+      for (let c = 0; c < 8; c++) {
+        rotateVec(_v, 0, wq, b * 4, this.soleCorners, c * 3);
+        const m = wp[b * 3 + 1] + _v[1];
+        if (m < low[b]) low[b] = m;
+      }
+    }
+    let min = Infinity;
+    for (let i = 0; i < low.length; i++) if (low[i] < min) min = low[i];
+    return min;
+  }
+
+  /** World position of a bone joint or landmark as a new `[x, y, z]` (test hooks only). */
+  point(name) {
+    if (this.index.has(name)) {
+      const i = this.index.get(name);
+      return [this.worldP[i * 3], this.worldP[i * 3 + 1], this.worldP[i * 3 + 2]];
+    }
+    const l = this.landmarkIndex.get(name);
+    if (l === undefined) return null;
+    return [this.landmarkP[l * 3], this.landmarkP[l * 3 + 1], this.landmarkP[l * 3 + 2]];
+  }
+
+  /** Copy bone `i`'s world quaternion into `out` (length 4). */
+  boneQuaternion(i, out) {
+    return copy4(out, 0, this.worldQ, i * 4);
+  }
+}
+
