@@ -47,3 +47,17 @@ def test_wrong_types():
 def test_not_a_mapping():
     _meta, problems = validate_front_matter("- a\n- b\n", 2)
     assert problems[0].code == "front-matter-type"
+
+
+def test_docs_list_every_vocabulary_word():
+    """docs/site.md documents the vocabularies exactly as taxonomy.py defines them."""
+    from pathlib import Path
+
+    from posecode_ssg.site import taxonomy
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "site.md").read_text(encoding="utf-8")
+    section = docs.split("**Muscles**", 1)[1].split("## Configuration", 1)[0]
+    listed = [w.strip("`") for w in __import__("re").findall(r"`[a-z-]+`", section)]
+    assert listed == list(taxonomy.MUSCLES)
+    for word in [*taxonomy.LEVELS, *taxonomy.CATEGORIES, *taxonomy.equipment()]:
+        assert f"`{word}`" in docs, word
