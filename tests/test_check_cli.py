@@ -15,7 +15,8 @@ from posecode_ssg.cli import main
 GOOD = 'posecode exercise "Good"\n  step "Bend" 1s settle:\n    knees: flex 40\n'
 WARN = 'posecode exercise "Deep"\n  step "Bend" 1s settle:\n    knees: flex 170\n'
 THREE = ('posecode exercise "Three"\n  rig humanoid\n  step "A" 1s setle:\n'
-         '    elbw_left: flex 30\n    ground-lock: foot_rigth\n')
+         '    elbw_left: flex 30\n    ground-lock: foot_rigth\n  step "B" 1s flow:\n'
+         '    knees: flex 0\n')
 
 
 def run(capsys, *argv):

@@ -411,6 +411,7 @@ class _Parser:
         pose_seen = False
         steps: list[tuple[_Stmt, list[_Stmt]]] = []
         dropped_children: list[_Stmt] = []
+        dropped_steps: list[int] = []
 
         # props first: a prop may be declared after the step that uses it
         for st, _children in top:
@@ -426,6 +427,8 @@ class _Parser:
         for st, children in top:
             r = st.rule
             if r is None:
+                if st.head == "step":
+                    dropped_steps.append(st.line)
                 if st.head == "pose":
                     if pose_seen:
                         self.err("duplicate-start-pose", st.line, st.col,
@@ -503,6 +506,7 @@ class _Parser:
             del self.hints[marks[1]:]
 
         phases: list[Phase] = []
+        bad_headers: list[int] = []
         for index, (st, children) in enumerate(steps):
             name_tok, dur_tok, mode_tok = st.tokens
             seconds = float(str(dur_tok)[:-1])
@@ -520,6 +524,7 @@ class _Parser:
                           f"write `{easing}`")
             else:
                 easing = "flow"
+                bad_headers.append(st.line)
                 self.err("unknown-timing-mode", st.line, mode_tok.column,
                          f'unknown timing mode "{mode}"; expected one of '
                          f'{", ".join(V.TIMING_MODES)}',
@@ -531,9 +536,16 @@ class _Parser:
                 line=st.line, **extras,
             ))
 
-        if not steps:
-            self.err("no-steps", 1, 1, "steps: a Posecode document requires at least one step",
-                     'add e.g. `  step "Lift" 1s flow:` with indented joint targets')
+        if len(bad_headers) == len(steps):
+            # as in the reference, a step whose header cannot be read does not count
+            msg = "steps: a Posecode document requires at least one step"
+            hint = 'add e.g. `  step "Lift" 1s flow:` with indented joint targets'
+            failed = sorted(bad_headers + dropped_steps)
+            if failed:
+                where = ", ".join(map(str, failed))
+                msg += f" (the step header on line {where} could not be read)"
+                hint = "fix the step header above"
+            self.err("no-steps", 1, 1, msg, hint)
 
         if self.errors or kind is None or name is None:
             return self._result(None)
@@ -815,6 +827,11 @@ class _Parser:
                          or "ground-lock takes floor contacts only (hands, forearms, feet, back "
                             "or one side such as foot_left); use `pin:` or `reach:` for others")
             i += 1
+        if ok and not names:
+            self.err("empty-ground-lock", st.line, st.col,
+                     "`ground-lock` requires at least one contact",
+                     "contacts: " + ", ".join(V.GROUND_LOCK_NAMES))
+            return None
         return names if ok else None
 
     def _anchor_prop_error(self, code_prefix: str, st: _Stmt, tok: Token, anchor: str,

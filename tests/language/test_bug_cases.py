@@ -29,10 +29,13 @@ def _parse(folder: str, name: str):
 def test_closed_vocabulary_rejected_with_line_word_and_allowed_values(name, line, word, allowed):
     r = _parse("pc-closed-vocabulary", name)
     assert r.ir is None
-    assert [e.line for e in r.errors] == [line]
-    assert f'"{word}"' in r.errors[0].message
+    # a single step whose mode is unknown does not count as a step: a no-steps error on line 1
+    # explains that, next to the error on the word itself
+    errors = [e for e in r.errors if e.code != "no-steps"]
+    assert [e.line for e in errors] == [line]
+    assert f'"{word}"' in errors[0].message
     if allowed:
-        assert allowed in r.errors[0].message
+        assert allowed in errors[0].message
 
 
 def test_bend_is_not_repaired_to_flex():

@@ -294,7 +294,7 @@ def test_durations():
     ('step "S" 2 flow:', [(1, "no-steps"), (2, "bad-step-header")]),
     ('step S 1s flow:', [(1, "no-steps"), (2, "bad-step-header")]),
     ('step "S" 1s flow', [(1, "no-steps"), (2, "bad-step-header")]),
-    ('step "S" 1s smooth:', [(2, "unknown-timing-mode")]),
+    ('step "S" 1s smooth:', [(1, "no-steps"), (2, "unknown-timing-mode")]),
 ])
 def test_step_header_errors(step, expected):
     assert sorted(codes(parse(doc("knees: flex 1", step=step)))) == expected
@@ -310,12 +310,13 @@ def test_timing_modes_and_legacy_aliases_with_hints():
         assert [(h.line, h.code) for h in r.hints] == [(2, "legacy-easing")]
     for wrong in ("ease", "ease-out-in", "Flow"):
         r = parse(doc("knees: flex 1", step=f'step "S" 1s {wrong}:'))
-        assert codes(r) == [(2, "unknown-timing-mode")]
+        assert codes(r) == [(1, "no-steps"), (2, "unknown-timing-mode")]
+        assert "line 2" in r.errors[0].message
 
 
 def test_setle_did_you_mean():
     r = parse(doc("knees: flex 1", step='step "S" 1s setle:'))
-    assert r.errors[0].hint == "did you mean `settle`?"
+    assert r.errors[1].hint == "did you mean `settle`?"
 
 
 def test_empty_step_is_a_hold_phase():
@@ -577,6 +578,7 @@ def test_ground_lock_second_line_replaces_first():
     ("ground-lock: knees", "unknown-ground-lock-effector"),
     ("ground-lock: foot_rigth", "unknown-ground-lock-effector"),
     ("ground-lock:", "empty-ground-lock"),
+    ("ground-lock: and", "empty-ground-lock"),
     ("ground-lock: feet 3", "bad-ground-lock"),
     ("ground-lock feet", "bad-ground-lock"),
 ])
@@ -661,7 +663,7 @@ def test_ground_lock_plus_reach_and_grip_plus_reach_are_fine():
 
 def test_three_separate_mistakes_all_reported_with_positions_and_hints():
     src = ('posecode exercise "Three"\n  step "A" 1s setle:\n    elbw_left: flex 30\n'
-           '    ground-lock: foot_rigth\n')
+           '    ground-lock: foot_rigth\n  step "B" 1s flow:\n    knees: flex 3\n')
     r = parse(src)
     got = [(e.line, e.column, e.code, e.hint) for e in r.errors]
     assert got == [
