@@ -302,18 +302,12 @@ class _Parser:
             kind, name = self._header(header)
             body = stmts[1:]
         else:
+            # a header line with a syntax error has been reported already
             if header.rule is not None or header.head != "posecode":
-                hint = 'the first line must be e.g. `posecode exercise "Squat"`'
-                if header.indent and header.rule == "header":
-                    hint = "the header must start in the first column"
-                if header.rule != "header":
-                    self.err("bad-header", header.line, header.col,
-                             'document must start with a `posecode <kind> "<name>"` header',
-                             hint)
-                else:
-                    self.err("bad-header", header.line, header.col,
-                             'document must start with a `posecode <kind> "<name>"` header',
-                             hint)
+                hint = ("the header must start in the first column" if header.rule == "header"
+                        else 'the first line must be e.g. `posecode exercise "Squat"`')
+                self.err("bad-header", header.line, header.col,
+                         'document must start with a `posecode <kind> "<name>"` header', hint)
             body = stmts[1:] if header.head == "posecode" else stmts
 
         # group statements into blocks
