@@ -372,7 +372,8 @@ class _Build:
             self.page_keys[page.src_uri] = key
             old = old_pages.get(page.src_uri)
             stat = old_outputs.get(page.dest_uri)
-            if (old and page.url and old.get("key") == key and stat
+            # index pages list the cards of their section: always re-rendered
+            if (old and not page.is_index and old.get("key") == key and stat
                     and self._same_stat(page.dest_uri, stat)):
                 rec = old["record"]
                 self.records[page.src_uri] = rec

@@ -347,6 +347,22 @@ def script_json(data: Any) -> str:
     return _JSON_ESCAPE_RE.sub(lambda m: _JSON_ESCAPES[m.group(0)], text)
 
 
+_SVG_ID_RE = re.compile(r'\bid="([^"]+)"')
+
+
+def namespace_ids(svg: str, prefix: str) -> str:
+    """Prefix every ``id`` of an inline SVG (and each whole-word reference to it) with ``prefix-``.
+
+    Two identical posters on one page would otherwise repeat their ids
+    (``<title id>`` + ``aria-labelledby``, gradients, clip paths).
+    """
+    ids = set(_SVG_ID_RE.findall(svg))
+    if not ids:
+        return svg
+    pattern = re.compile(r"(?<![\w-])(" + "|".join(re.escape(i) for i in sorted(ids, key=len, reverse=True)) + r")(?![\w-])")
+    return pattern.sub(lambda m: f"{prefix}-{m.group(1)}", svg)
+
+
 def _esc(text: Any) -> str:
     return html.escape(str(text), quote=True)
 
@@ -387,7 +403,7 @@ def figure_html(figure: Any, info: FenceInfo, figure_id: str, *, default_view: s
     reps = f" · repeat ×{figure.repeat}" if figure.repeat and figure.repeat > 1 else ""
     caption = f'<figcaption>{_esc(title)}<span class="posecode-reps">{_esc(reps)}</span></figcaption>'
     if figure.poster:
-        parts.append(f'<figure class="posecode-poster">{figure.poster}{caption}</figure>')
+        parts.append(f'<figure class="posecode-poster">{namespace_ids(figure.poster, figure_id)}{caption}</figure>')
     else:
         parts.append(f'<figure class="posecode-poster posecode-poster-missing">{caption}</figure>')
     items = []

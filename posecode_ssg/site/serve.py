@@ -246,6 +246,19 @@ class ProjectSource:
             config = config.with_overrides(content=self._content_arg)
         return replace(config, base_url="/")
 
+    @staticmethod
+    def build_keeps_going() -> bool:
+        """Whether ``build_site`` accepts ``keep_going=True`` (write the site even
+        when some pages have errors, those pages showing their error boxes).
+        Without it a build with errors writes nothing, so the server keeps the
+        whole last good site, and a project that is broken at start has no
+        site until it is fixed."""
+        import inspect
+
+        from posecode_ssg.site.build import build_site
+
+        return "keep_going" in inspect.signature(build_site).parameters
+
     def watch_dirs(self) -> list[Path]:
         dirs = [Path(self.config.content_dir)]
         if self.config.theme_dir is not None:
@@ -274,7 +287,10 @@ class ProjectSource:
     def build(self, out_dir: Path) -> BuildReport:
         from posecode_ssg.site.build import build_site
 
-        result = build_site(self.config, out_dir=out_dir, strict=False, progress=False)
+        options: dict[str, Any] = {}
+        if self.build_keeps_going():
+            options["keep_going"] = True
+        result = build_site(self.config, out_dir=out_dir, strict=False, progress=False, **options)
         report = BuildReport()
         for path, diagnostic in result.errors:
             report.errors.append(problem_from_diagnostic(path, diagnostic))
@@ -584,6 +600,7 @@ class LiveSite:
     async def _build_loop(self) -> None:
         assert self._wake is not None and self._idle is not None
         last_start = 0.0
+        retries = 0
         loop = asyncio.get_running_loop()
         while True:
             await self._wake.wait()
@@ -595,13 +612,24 @@ class LiveSite:
             self._wake.clear()
             changed, self._pending = self._pending, set()
             last_start = loop.time()
+            started_ns = time.time_ns()
             self._idle.clear()
+
+            def superseded(changed: set[str] = changed, started_ns: int = started_ns) -> bool:
+                # A newer change is queued, or a file this build read was
+                # written again while it ran (its event is still on the way):
+                # this output may mix versions, so nobody is told about it.
+                return self._wake.is_set() or _modified_since(changed, started_ns)  # type: ignore[union-attr]
+
             try:
                 config_paths = {str(p) for p in self.source.watch_files()}
-                await self._build_and_publish(
+                published = await self._build_and_publish(
                     reload_config=bool(changed & config_paths),
-                    superseded=lambda: self._wake.is_set(),  # type: ignore[union-attr]
+                    superseded=superseded if retries < 3 else (lambda: False),
                 )
+                retries = 0 if published else retries + 1
+                if not published and not self._wake.is_set():
+                    self.notify_changes(changed)  # build again once the writes are over
             finally:
                 if not self._wake.is_set():
                     self._idle.set()
@@ -612,14 +640,15 @@ class LiveSite:
         reload_config: bool,
         first: bool = False,
         superseded: Callable[[], bool] = lambda: False,
-    ) -> None:
+    ) -> bool:
+        """Build, then tell every tab what changed; returns False when the
+        build was superseded (a newer one follows and will publish)."""
         report, snapshot = await asyncio.to_thread(self._build_in_thread, reload_config)
         self.builds += 1
         if superseded() and report.crashed is None:
-            # A newer change is already queued and its build will publish;
-            # tabs are told once, about the newest output, diffed against
+            # Tabs are told once, about the newest output, diffed against
             # what they were last told.
-            return
+            return False
         changes = diff_snapshots(self._snapshot, snapshot) if not first else SiteChanges()
         self._snapshot = snapshot
         self.report = report
@@ -637,6 +666,7 @@ class LiveSite:
         self.last_event = event
         for queue in list(self._subscribers):
             queue.put_nowait(event)
+        return True
 
     def _build_in_thread(self, reload_config: bool) -> tuple[BuildReport, Snapshot]:
         started = time.perf_counter()
@@ -757,6 +787,17 @@ class LiveSite:
         }
 
 
+def _modified_since(paths: Iterable[str], since_ns: int) -> bool:
+    """True when any of ``paths`` has a modification time at or after ``since_ns`` (epoch ns)."""
+    for path in paths:
+        try:
+            if os.stat(path).st_mtime_ns >= since_ns:
+                return True
+        except OSError:
+            continue
+    return False
+
+
 def _describe_changes(changes: SiteChanges) -> str:
     if changes.empty:
         return "no visible change"
@@ -829,6 +870,9 @@ class SiteFiles(StaticFiles):
         if scope["type"] == "http":
             await self.live.wait_idle()
         await super().__call__(scope, receive, send)
+
+    async def check_config(self) -> None:
+        """No start-up check: the folder appears only once a build succeeds."""
 
     async def get_response(self, path: str, scope: Scope) -> Response:
         try:

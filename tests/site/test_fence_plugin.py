@@ -53,7 +53,7 @@ def test_identical_blocks_get_distinct_ids_and_headings_never_collide():
     text = "# posecode figure 1\n\n```posecode\n" + BLOCK + "```\n\n```posecode\n" + BLOCK + "```\n"
     html = md.render(text)
     ids = re.findall(r'id="([^"]+)"', html)
-    assert len(ids) == 3 and len(set(ids)) == 3
+    assert len(ids) == len(set(ids)) and "posecode-figure-1" in ids and "posecode-figure-2" in ids
     assert html.count("<posecode-figure") == 2
 
 
