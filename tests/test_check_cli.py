@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from conftest import shared_path
 from posecode_ssg.cli import main
 
 GOOD = 'posecode exercise "Good"\n  step "Bend" 1s settle:\n    knees: flex 40\n'
@@ -25,8 +24,8 @@ def run(capsys, *argv):
     return code, out, err
 
 
-def test_conformance_examples_are_clean(capsys):
-    code, out, _ = run(capsys, shared_path("conformance", "examples"))
+def test_conformance_examples_are_clean(capsys, shared):
+    code, out, _ = run(capsys, shared / "conformance" / "examples")
     assert code == 0
     assert out.strip().splitlines() == [
         "checked 55 documents in 55 files: 0 errors, 0 warnings, 0 hints"]
@@ -127,6 +126,6 @@ def test_console_script_runs_as_module(tmp_path):
 
 @pytest.mark.parametrize("folder", ["pc-closed-vocabulary", "pc-contact-family-conflicts",
                                     "pc-ground-lock-effectors"])
-def test_bug_folders_fail_with_exit_1(capsys, folder):
-    code, out, _ = run(capsys, shared_path("cases", "bugs", folder))
+def test_bug_folders_fail_with_exit_1(capsys, shared, folder):
+    code, out, _ = run(capsys, shared / "cases" / "bugs" / folder)
     assert code == 1 and "error[" in out

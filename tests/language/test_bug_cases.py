@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import shared_path
+from lang_shared import shared_path
 from posecode_ssg.language import parse
 
 

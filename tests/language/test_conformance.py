@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SHARED, shared_path
+from lang_shared import SHARED, shared_path
 from posecode_ssg.language import parse
 
 CONF = SHARED / "conformance"

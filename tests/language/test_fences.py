@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import shared_path
+from lang_shared import shared_path
 from posecode_ssg.language import parse
 from posecode_ssg.site.fences import extract_posecode_blocks
 

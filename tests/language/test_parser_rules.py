@@ -67,7 +67,7 @@ def test_empty_document(text):
 
 def test_messages_of_known_kinds_match_reference_patterns():
     """Our messages start like the reference's, so error-kinds.json classifies them as our code."""
-    from conftest import shared_path
+    from lang_shared import shared_path
 
     kinds = json.loads(shared_path("conformance", "error-kinds.json").read_text("utf-8"))["kinds"]
     pattern = {k["kind"]: re.compile(k["pattern"]) for k in kinds}

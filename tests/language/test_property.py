@@ -13,7 +13,7 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import SHARED
+from lang_shared import SHARED
 from posecode_ssg.language import parse
 from posecode_ssg.language import vocabulary as V
 from posecode_ssg.language.parser import split_lines

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from conftest import shared_path
+from lang_shared import shared_path
 from posecode_ssg.language import rom, vocabulary as V
 
 
