@@ -1,0 +1,553 @@
+"""Static figures of a compiled movement: SVG poster, phase strip, contact sheet, GIF preview.
+
+The visual language follows ../shared/seeds/003_1fcac89a615df14b.txt ("Exercise Visual System"):
+
+- the figure's **right** limbs are dark, its **left** limbs light and drawn **behind** the body;
+  the limbs that move most are drawn in the accent colour (dark teal on the right, light teal on
+  the left), so opposite-limb moves read as opposite;
+- the head carries a **nose tick** toward the face (none when the face looks at the viewer); it is
+  drawn last and filled, so raised arms pass behind it;
+- the spine is one smooth curve through pelvis → chest → neck;
+- a ground line, and props as recessive silhouettes behind the figure;
+- side view, or front view when the motion is mainly in the frontal plane.
+
+Colours are CSS custom properties with fallbacks (``--pc-right``, ``--pc-left``, ``--pc-accent``,
+``--pc-accent-left``, ``--pc-prop``, ``--pc-ground``), so a theme restyles every poster by setting
+them on an ancestor of the inline ``<svg>``.
+
+Geometry comes from the build-time solve (:mod:`posecode_ssg.motion.solve`): the drawn joints are
+the solved world positions projected orthographically (side view: z → right, y → up, seen from
+the figure's right; front view: x → right, seen from the front), with the keyframe's turn and
+travel removed so the figure faces right (or the viewer).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass
+from html import escape
+from pathlib import Path
+
+import numpy as np
+
+from posecode_ssg.language.vocabulary import BONES, DIGITS
+
+from .fk import World, forward_kinematics
+from .rig import PROP_GEOMETRY
+from .rotation import euler_to_quat, matrix_to_euler, quat_to_matrix, rot_y, slerp
+from .solve import solve_keyframes
+
+__all__ = ["render_poster", "render_phase_strip", "render_contact_sheet", "render_gif",
+           "choose_view", "working_limbs", "COLOURS"]
+
+#: Default colours (seed 003): CSS custom property -> fallback value.
+COLOURS = {
+    "--pc-right": "#3a3f4b",
+    "--pc-left": "#a9afba",
+    "--pc-accent": "#0d9488",
+    "--pc-accent-left": "#86cfc5",
+    "--pc-prop": "#cfd3d9",
+    "--pc-ground": "#9aa1ab",
+}
+
+SCALE = 100.0          # SVG user units per metre
+LIMB_W = 0.07          # stroke widths in metres
+TRUNK_W = 0.11
+NECK_W = 0.06
+HAND_W = 0.045
+FOOT_W = 0.045
+HEAD_R = 0.078
+
+_LIMBS = {
+    "arm_left": ("shoulder_left", "elbow_left", "wrist_left", "thumb_left", "index_left",
+                 "middle_left", "ring_left", "pinky_left"),
+    "arm_right": ("shoulder_right", "elbow_right", "wrist_right", "thumb_right", "index_right",
+                  "middle_right", "ring_right", "pinky_right"),
+    "leg_left": ("hip_left", "knee_left", "ankle_left"),
+    "leg_right": ("hip_right", "knee_right", "ankle_right"),
+    "trunk": ("pelvis", "spine", "chest"),
+    "head": ("neck", "head"),
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# analysis: view and working limbs
+# ---------------------------------------------------------------------------------------------
+
+
+def _body_frame(world: World, turn: float, travel) -> dict[str, np.ndarray]:
+    """Joint and landmark positions with the keyframe's turn and travel removed."""
+    t = np.array([travel[0], 0.0, travel[1]])
+    R = rot_y(-turn)
+    pts = {b: R @ (p - t) for b, p in world.pos.items()}
+    pts.update({n: R @ (p - t) for n, p in world.landmarks.items()})
+    return pts
+
+
+def _frames(program):
+    """[(label, world, turn, travel)] for the base pose and every phase end."""
+    sol = solve_keyframes(program)
+    out = [("start", sol.base, 0.0, (0.0, 0.0))]
+    for kf, ph in zip(program.keyframes, sol.phases):
+        out.append((kf.name, ph.world, kf.turn, kf.travel))
+    return out
+
+
+def choose_view(program) -> str:
+    """``"front"`` when the keyframes move the joints mainly in the frontal plane (more total
+    sideways (x) displacement than 1.2 × the forward-backward (z) displacement, vertical motion
+    being common to both planes; measured against the start pose with turn and travel removed)
+    and the start pose is upright; ``"side"`` otherwise."""
+    if program.tilted_base:
+        return "side"
+    frames = _frames(program)
+    base = _body_frame(frames[0][1], 0.0, (0.0, 0.0))
+    lateral = sagittal = 0.0
+    for _label, w, turn, travel in frames[1:]:
+        pts = _body_frame(w, turn, travel)
+        for b in BONES:
+            d = pts[b] - base[b]
+            lateral += abs(d[0])
+            sagittal += abs(d[2])
+    return "front" if lateral > 1.2 * sagittal and lateral > 0.05 else "side"
+
+
+def working_limbs(program) -> set[str]:
+    """Limb groups (``arm_left``, ``arm_right``, ``leg_left``, ``leg_right``, ``trunk``,
+    ``head``) that move most: a group's score is its largest summed rotation (degrees) of the
+    authored angles away from the start pose over the keyframes; groups scoring ≥ 50 % of the top score and ≥ 15° are
+    working."""
+    scores = {}
+    for g, bones in _LIMBS.items():
+        best = 0.0
+        for kf in program.keyframes:
+            tot = 0.0
+            for b in bones:
+                # authored (semantic) angles: the hinge's hip counter-rotation is not leg work
+                d = abs(float(np.dot(euler_to_quat(kf.semantic[b]),
+                                     euler_to_quat(program.base_semantic[b]))))
+                weight = 0.1 if b.split("_")[0] in DIGITS else 1.0   # a curled finger is not a limb
+                tot += weight * math.degrees(2 * math.acos(min(1.0, d)))
+            best = max(best, tot)
+        scores[g] = best
+    top = max(scores.values()) if scores else 0.0
+    return {g for g, s in scores.items() if s >= 15.0 and s >= 0.5 * top}
+
+
+def _primary_index(program) -> int:
+    """Index (0 = start) of the frame farthest from the start pose: the poster's pose."""
+    frames = _frames(program)
+    base = _body_frame(frames[0][1], 0.0, (0.0, 0.0))
+    best, best_i = -1.0, 0
+    for i, (_l, w, turn, travel) in enumerate(frames):
+        pts = _body_frame(w, turn, travel)
+        root = pts["pelvis"] - base["pelvis"]
+        score = sum(float(np.linalg.norm((pts[b] - base[b]) - root * 0.0)) for b in BONES)
+        if score > best + 1e-9:
+            best, best_i = score, i
+    return best_i
+
+
+# ---------------------------------------------------------------------------------------------
+# 2-D primitives
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Prim:
+    kind: str              # "line" | "quad" | "circle" | "rect"
+    pts: list              # 2-D points in metres (u right, y up)
+    width: float           # stroke width (m) or radius for circles
+    cls: str               # colour role: right, left, accent, accent-left, prop, handle
+    fill: bool = False
+    part: str = ""         # body part (arm_left, leg_right, hand_left, foot_right, spine, neck, head, nose)
+
+
+def _project(p: np.ndarray, view: str, flip: bool) -> tuple[float, float]:
+    u = p[2] if view == "side" else p[0]
+    return (-u if flip else u, float(p[1]))
+
+
+def _figure_prims(pts: dict, view: str, flip: bool, working: set[str], rot_head: np.ndarray) -> list[_Prim]:
+    P = lambda n: _project(pts[n], view, flip)  # noqa: E731
+    prims: list[_Prim] = []
+
+    def limb_cls(group: str) -> str:
+        side = "left" if group.endswith("left") else "right"
+        if group in working:
+            return "accent-left" if side == "left" else "accent"
+        return side
+
+    def arm(side):
+        g = f"arm_{side}"
+        c = limb_cls(g)
+        prims.append(_Prim("line", [P(f"shoulder_{side}"), P(f"elbow_{side}"), P(f"wrist_{side}")], LIMB_W, c,
+                           part=f"arm_{side}"))
+        prims.append(_Prim("line", [P(f"wrist_{side}"), P(f"middle_tip_{side}")], HAND_W, c, part=f"hand_{side}"))
+
+    def leg(side):
+        g = f"leg_{side}"
+        c = limb_cls(g)
+        prims.append(_Prim("line", [P(f"hip_{side}"), P(f"knee_{side}"), P(f"ankle_{side}")], LIMB_W * 1.15, c,
+                           part=f"leg_{side}"))
+        prims.append(_Prim("line", [P(f"ankle_{side}"), P(f"heel_{side}"), P(f"toe_{side}")], FOOT_W, c,
+                           part=f"foot_{side}"))
+
+    # left limbs behind, then the trunk, then the right limbs, the head last (seed 003)
+    if view == "side":
+        arm("left")
+        leg("left")
+    else:
+        leg("left")
+        leg("right")
+    trunk_cls = "accent" if "trunk" in working else "right"
+    pel, ch, nk = P("pelvis"), P("chest"), P("neck")
+    ctrl = (2 * ch[0] - (pel[0] + nk[0]) / 2, 2 * ch[1] - (pel[1] + nk[1]) / 2)
+    prims.append(_Prim("quad", [pel, ctrl, nk], TRUNK_W, trunk_cls, part="spine"))
+    if view == "front":
+        prims.append(_Prim("line", [P("hip_left"), P("hip_right")], LIMB_W, trunk_cls))
+        prims.append(_Prim("line", [P("shoulder_left"), P("neck"), P("shoulder_right")], LIMB_W * 0.9, trunk_cls))
+        arm("left")
+        arm("right")
+    else:
+        leg("right")
+        arm("right")
+    head_cls = "accent" if "head" in working else "right"
+    centre3 = pts["head"] + rot_head @ np.array([0.0, 0.03, 0.0])
+    c2 = _project(centre3, view, flip)
+    prims.append(_Prim("line", [nk, c2], NECK_W, head_cls, part="neck"))
+    prims.append(_Prim("circle", [c2], HEAD_R, head_cls, fill=True, part="head"))
+    # nose tick toward the face (head local +Z); none when the face looks at the viewer
+    face = rot_head @ np.array([0.0, 0.0, 1.0])
+    f2 = np.array(_project(face, view, flip))
+    if np.linalg.norm(f2) > 0.35:
+        f2 = f2 / np.linalg.norm(f2)
+        a = (c2[0] + f2[0] * HEAD_R * 0.8, c2[1] + f2[1] * HEAD_R * 0.8)
+        b = (c2[0] + f2[0] * (HEAD_R + 0.045), c2[1] + f2[1] * (HEAD_R + 0.045))
+        prims.append(_Prim("line", [a, b], 0.028, head_cls, part="nose"))
+    return prims
+
+
+def _prop_prims(props: list[str], view: str, flip: bool) -> list[_Prim]:
+    prims = []
+    for prop in dict.fromkeys(props):
+        for m in PROP_GEOMETRY[prop]["meshes"]:
+            c = np.asarray(m["center"], float)
+            if m["shape"] == "box":
+                half = np.asarray(m["size"], float) / 2
+            else:
+                half = np.full(3, m["radius"], float)
+                half["xyz".index(m["axis"])] = m["length"] / 2
+            iu = 2 if view == "side" else 0
+            if m["shape"] == "cylinder" and m["axis"] == "xyz"[2 - iu]:
+                # a bar or rail seen end-on: the handle the hands hold, drawn over the figure
+                # in the darker gray (seed 003: joint-attached items over the limbs)
+                prims.append(_Prim("circle", [_project(c, view, flip)], m["radius"] * 1.6, "handle", True))
+                continue
+            u0, u1 = c[iu] - half[iu], c[iu] + half[iu]
+            if flip:
+                u0, u1 = -u1, -u0
+            prims.append(_Prim("rect", [(u0, c[1] - half[1]), (u1, c[1] + half[1])], 0.0, "prop", True))
+    return prims
+
+
+def _bounds(prims: list[_Prim]) -> tuple[float, float, float, float]:
+    xs, ys = [], []
+    for p in prims:
+        pad = p.width if p.kind == "circle" else p.width / 2
+        for x, y in p.pts:
+            xs += [x - pad, x + pad]
+            ys += [y - pad, y + pad]
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+# ---------------------------------------------------------------------------------------------
+# SVG
+# ---------------------------------------------------------------------------------------------
+
+_STYLE = (
+    ".pc-right{stroke:var(--pc-right,#3a3f4b);fill:var(--pc-right,#3a3f4b)}"
+    ".pc-left{stroke:var(--pc-left,#a9afba);fill:var(--pc-left,#a9afba)}"
+    ".pc-accent{stroke:var(--pc-accent,#0d9488);fill:var(--pc-accent,#0d9488)}"
+    ".pc-accent-left{stroke:var(--pc-accent-left,#86cfc5);fill:var(--pc-accent-left,#86cfc5)}"
+    ".pc-prop{stroke:none;fill:var(--pc-prop,#cfd3d9)}"
+    ".pc-ground{stroke:var(--pc-ground,#9aa1ab);fill:none}"
+    ".pc-handle{stroke:none;fill:var(--pc-ground,#9aa1ab)}"
+    ".pc-fig path,.pc-fig polyline{fill:none;stroke-linecap:round;stroke-linejoin:round}"
+    ".pc-label{fill:var(--pc-right,#3a3f4b);stroke:none;font:11px system-ui,sans-serif}"
+)
+
+
+def _f(v: float) -> str:
+    s = f"{v * SCALE:.1f}"
+    return "0" if s in ("-0.0", "0.0") else (s[:-2] if s.endswith(".0") else s)
+
+
+def _svg_prims(prims: list[_Prim], dx: float = 0.0, dy: float = 0.0) -> list[str]:
+    out = []
+    for p in prims:
+        pts = [(x + dx, -(y + dy)) for x, y in p.pts]
+        cls = f"pc-{p.cls}"
+        if p.part:
+            cls += f'" data-part="{p.part}'
+        if p.kind == "line":
+            out.append(f'<polyline class="{cls}" stroke-width="{_f(p.width)}" points="'
+                       + " ".join(f"{_f(x)},{_f(y)}" for x, y in pts) + '"/>')
+        elif p.kind == "quad":
+            (x0, y0), (x1, y1), (x2, y2) = pts
+            out.append(f'<path class="{cls}" stroke-width="{_f(p.width)}" '
+                       f'd="M{_f(x0)} {_f(y0)}Q{_f(x1)} {_f(y1)} {_f(x2)} {_f(y2)}"/>')
+        elif p.kind == "circle":
+            (x, y), = pts
+            out.append(f'<circle class="{cls}" cx="{_f(x)}" cy="{_f(y)}" r="{_f(p.width)}"/>')
+        elif p.kind == "rect":
+            (x0, y0), (x1, y1) = pts
+            out.append(f'<rect class="{cls}" x="{_f(min(x0, x1))}" y="{_f(min(y0, y1))}" '
+                       f'width="{_f(abs(x1 - x0))}" height="{_f(abs(y1 - y0))}" rx="2"/>')
+    return out
+
+
+def _frame_prims(program, index: int, view: str, flip: bool, working: set[str]):
+    label, w, turn, travel = _frames(program)[index]
+    pts = _body_frame(w, turn, travel)
+    rot_head = rot_y(-turn) @ w.rot["head"]
+    return _figure_prims(pts, view, flip, working, rot_head)
+
+
+def _uid(*parts) -> str:
+    return "pc" + hashlib.sha1("\x1f".join(map(str, parts)).encode()).hexdigest()[:10]
+
+
+def _fit(x0, y0, x1, y1, min_w=3.2, min_h=1.8, aspect=16 / 9):
+    """Expand bounds (m) to at least min_w × min_h and the given aspect, centred."""
+    w, h = max(x1 - x0, min_w), max(y1 - y0, min_h)
+    if w / h < aspect:
+        w = h * aspect
+    else:
+        h = w / aspect
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    return cx - w / 2, cy - h / 2, w, h
+
+
+def render_poster(program, *, flip: bool = False, view: str | None = None,
+                  title: str | None = None, frame: int | None = None) -> str:
+    """A standalone ``<svg>`` poster of ``program`` (a compiled :class:`MotionProgram`).
+
+    ``view`` is ``"side"``, ``"front"`` or ``None`` (choose with :func:`choose_view`); ``flip``
+    mirrors the figure horizontally; ``title`` is the accessible name (default: the document's
+    name); ``frame`` picks the pose (0 = start pose, i = end of phase i; default: the frame
+    farthest from the start pose). Raises ``ValueError`` for an unknown view.
+    """
+    view = view or choose_view(program)
+    if view not in ("side", "front"):
+        raise ValueError(f"view must be 'side' or 'front', not {view!r}")
+    working = working_limbs(program)
+    index = _primary_index(program) if frame is None else frame
+    label = "start pose" if index == 0 else f"end of phase {program.keyframes[index - 1].name!r}"
+    fig = _frame_prims(program, index, view, flip, working)
+    props = _prop_prims(program.props, view, flip)
+    x0, y0, x1, y1 = _bounds(fig + props)
+    y0 = min(y0, 0.0)
+    bx, by, bw, bh = _fit(x0 - 0.2, y0 - 0.12, x1 + 0.2, y1 + 0.15)
+    name = title or program.name
+    uid = _uid(program.name, view, flip, index)
+    desc = f"{name}: {view} view, {label}"
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="pc-poster" role="img" '
+        f'aria-labelledby="{uid}-t" viewBox="{_f(bx)} {_f(-(by + bh))} {_f(bw)} {_f(bh)}" '
+        f'width="{_f(bw)}" height="{_f(bh)}">',
+        f'<title id="{uid}-t">{escape(desc)}</title>',
+        f"<style>{_STYLE}</style>",
+        f'<line class="pc-ground" stroke-width="2" x1="{_f(bx)}" y1="0" x2="{_f(bx + bw)}" y2="0"/>',
+        '<g class="pc-props">', *_svg_prims([p for p in props if p.cls == "prop"]), "</g>",
+        '<g class="pc-fig">', *_svg_prims(fig), "</g>",
+        *_svg_prims([p for p in props if p.cls == "handle"]),
+        "</svg>",
+    ]
+    return "\n".join(parts)
+
+
+def render_phase_strip(program, *, flip: bool = False, view: str | None = None,
+                       include_start: bool = True) -> str:
+    """One ``<svg>`` with a small frame per phase end (and the start pose first when
+    ``include_start``), side by side at one scale, each labelled with its phase name."""
+    view = view or choose_view(program)
+    working = working_limbs(program)
+    frames = _frames(program)
+    indices = list(range(0 if include_start else 1, len(frames)))
+    cells = [(_frame_prims(program, i, view, flip, working), frames[i][0]) for i in indices]
+    props = _prop_prims(program.props, view, flip)
+    allp = [p for c, _ in cells for p in c] + props
+    x0, y0, x1, y1 = _bounds(allp)
+    y0 = min(y0, 0.0)
+    cw = max(x1 - x0 + 0.3, 1.2)
+    ch = y1 - y0 + 0.5
+    width = cw * len(cells)
+    uid = _uid(program.name, "strip", view, flip)
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="pc-strip" role="img" '
+        f'aria-labelledby="{uid}-t" viewBox="0 {_f(-(y0 + ch - 0.3))} {_f(width)} {_f(ch)}" '
+        f'width="{_f(width)}" height="{_f(ch)}">',
+        f'<title id="{uid}-t">{escape(program.name)}: phases '
+        f'{escape(", ".join(label for _, label in cells))}</title>',
+        f"<style>{_STYLE}</style>",
+    ]
+    for k, (prims, label) in enumerate(cells):
+        dx = k * cw - x0 + 0.15
+        parts.append(f'<g class="pc-cell">')
+        parts.append(f'<line class="pc-ground" stroke-width="2" x1="{_f(k * cw + 0.05)}" y1="0" '
+                     f'x2="{_f((k + 1) * cw - 0.05)}" y2="0"/>')
+        parts += _svg_prims([p for p in props if p.cls == "prop"], dx=dx)
+        parts.append('<g class="pc-fig">')
+        parts += _svg_prims(prims, dx=dx)
+        parts.append("</g>")
+        parts += _svg_prims([p for p in props if p.cls == "handle"], dx=dx)
+        parts.append(f'<text class="pc-label" x="{_f(k * cw + cw / 2)}" y="{_f(0.2)}" '
+                     f'text-anchor="middle">{escape(label)}</text>')
+        parts.append("</g>")
+    parts.append("</svg>")
+    return "\n".join(parts)
+
+
+def render_contact_sheet(programs, *, columns: int = 4, flip: bool = False) -> str:
+    """One ``<svg>`` grid of posters (one per program) with each document's name under it."""
+    cells = []
+    for p in programs:
+        view = choose_view(p)
+        working = working_limbs(p)
+        fig = _frame_prims(p, _primary_index(p), view, flip, working)
+        props = _prop_prims(p.props, view, flip)
+        cells.append((p.name, fig, props))
+    cw, chh = 3.2, 2.6
+    rows = max(1, math.ceil(len(cells) / columns))
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="pc-sheet" role="img" aria-labelledby="sheet-t" '
+        f'viewBox="0 0 {_f(cw * columns)} {_f(chh * rows)}" width="{_f(cw * columns)}" height="{_f(chh * rows)}">',
+        f'<title id="sheet-t">Contact sheet of {len(cells)} movements</title>',
+        f"<style>{_STYLE}</style>",
+    ]
+    for k, (name, fig, props) in enumerate(cells):
+        r, c = divmod(k, columns)
+        x0, y0, x1, y1 = _bounds(fig + props)
+        s = min(1.0, (cw - 0.2) / max(x1 - x0, 1e-6), (chh - 0.5) / max(y1 - min(y0, 0), 1e-6))
+        ox = c * cw + cw / 2 - s * (x0 + x1) / 2
+        oy = r * chh + chh - 0.35
+        parts.append(f'<g transform="translate({_f(ox)} {_f(oy)}) scale({s:.3f})">')
+        parts.append(f'<line class="pc-ground" stroke-width="2" x1="{_f((x0 - 0.1))}" y1="0" x2="{_f(x1 + 0.1)}" y2="0"/>')
+        parts += _svg_prims([p for p in props if p.cls == "prop"])
+        parts.append('<g class="pc-fig">')
+        parts += _svg_prims(fig)
+        parts.append("</g>")
+        parts += _svg_prims([p for p in props if p.cls == "handle"])
+        parts.append("</g>")
+        parts.append(f'<text class="pc-label" x="{_f(c * cw + cw / 2)}" y="{_f(r * chh + chh - 0.1)}" '
+                     f'text-anchor="middle">{escape(name)}</text>')
+    parts.append("</svg>")
+    return "\n".join(parts)
+
+
+# ---------------------------------------------------------------------------------------------
+# GIF preview (Pillow)
+# ---------------------------------------------------------------------------------------------
+
+
+def _hex(c: str) -> tuple[int, int, int]:
+    return tuple(int(c[i:i + 2], 16) for i in (1, 3, 5))
+
+
+def _interp_world(av, a: tuple, b: tuple, s: float) -> World:
+    """FK of the solved local rotations slerped from frame a to frame b (root lerped/slerped)."""
+    (ea, pa, ra), (eb, pb, rb) = a, b
+    local = {}
+    for bone in BONES:
+        qa = euler_to_quat(ea.get(bone, (0, 0, 0)))
+        qb = euler_to_quat(eb.get(bone, (0, 0, 0)))
+        local[bone] = quat_to_matrix(slerp(qa, qb, s))
+    qa = euler_to_quat(matrix_to_euler(ra))
+    qb = euler_to_quat(matrix_to_euler(rb))
+    R = quat_to_matrix(slerp(qa, qb, s))
+    w = forward_kinematics(av, {}, pa + (pb - pa) * s, R, local=local)
+    low = w.lowest()
+    if low < 0:   # in-betweens are not re-solved; at least never sink through the floor
+        w = forward_kinematics(av, {}, w.root_pos - np.array([0.0, low, 0.0]), R, local=local)
+    return w
+
+
+def render_gif(program, path: str | Path, *, fps: int = 12, width: int = 320,
+               flip: bool = False, view: str | None = None) -> Path:
+    """Write an animated GIF preview of one loop to ``path`` and return it.
+
+    Frames interpolate the solved keyframe poses (local rotations slerped, root interpolated,
+    smoothstep timing) and draw them with Pillow in the poster's colours (fallback values).
+    Raises ``RuntimeError`` when Pillow is not installed.
+    """
+    try:
+        from PIL import Image, ImageDraw
+    except ImportError as exc:   # pragma: no cover - depends on the environment
+        raise RuntimeError("GIF previews need Pillow: pip install 'posecode-ssg[gif]'") from exc
+    view = view or choose_view(program)
+    working = working_limbs(program)
+    sol = solve_keyframes(program)
+    av = sol.avatar
+    keys = [({b: program.base_euler[b] for b in BONES}, sol.base.root_pos, sol.base.root_rot, 0.0, (0.0, 0.0))]
+    for kf, ph in zip(program.keyframes, sol.phases):
+        keys.append((ph.euler, ph.world.root_pos, ph.world.root_rot, kf.turn, kf.travel))
+    durations = [kf.duration for kf in program.keyframes]
+    if program.wrap > 0:
+        keys.append(keys[0])
+        durations.append(program.wrap)
+    frames_prims = []
+    for k, d in enumerate(durations):
+        n = max(2, int(round(d * fps)))
+        for i in range(n):
+            u = i / n
+            s = u * u * (3 - 2 * u)
+            a, b = keys[k], keys[k + 1]
+            w = _interp_world(av, a[:3], b[:3], s)
+            turn = a[3] + (b[3] - a[3]) * s
+            travel = (a[4][0] + (b[4][0] - a[4][0]) * s, a[4][1] + (b[4][1] - a[4][1]) * s)
+            pts = _body_frame(w, turn, travel)
+            frames_prims.append(_figure_prims(pts, view, flip, working, rot_y(-turn) @ w.rot["head"]))
+    props = _prop_prims(program.props, view, flip)
+    allp = [p for f in frames_prims for p in f] + props
+    x0, y0, x1, y1 = _bounds(allp)
+    bx, by, bw, bh = _fit(x0 - 0.2, min(y0, 0) - 0.12, x1 + 0.2, y1 + 0.15)
+    k = width / bw
+    height = int(round(bh * k))
+    colours = {name[5:]: _hex(v) for name, v in COLOURS.items()}
+
+    def px(pt):
+        return ((pt[0] - bx) * k, (by + bh - pt[1]) * k)
+
+    images = []
+    for prims in frames_prims:
+        im = Image.new("RGB", (width, height), (255, 255, 255))
+        dr = ImageDraw.Draw(im)
+        gy = px((0, 0))[1]
+        dr.line([(0, gy), (width, gy)], fill=colours["ground"], width=2)
+        for p in [q for q in props if q.cls == "prop"] + prims + [q for q in props if q.cls == "handle"]:
+            col = colours["ground" if p.cls == "handle" else p.cls]
+            if p.kind == "rect":
+                (a0, a1), (b0, b1) = px(p.pts[0]), px(p.pts[1])
+                dr.rectangle([min(a0, b0), min(a1, b1), max(a0, b0), max(a1, b1)], fill=col)
+            elif p.kind == "circle":
+                (cx, cy), r = px(p.pts[0]), p.width * k
+                dr.ellipse([cx - r, cy - r, cx + r, cy + r], fill=col)
+            else:
+                pts = p.pts
+                if p.kind == "quad":
+                    (x0_, y0_), (x1_, y1_), (x2_, y2_) = pts
+                    pts = [((1 - t) ** 2 * x0_ + 2 * (1 - t) * t * x1_ + t * t * x2_,
+                            (1 - t) ** 2 * y0_ + 2 * (1 - t) * t * y1_ + t * t * y2_)
+                           for t in np.linspace(0, 1, 12)]
+                wpx = max(1, int(round(p.width * k)))
+                q = [px(pt) for pt in pts]
+                dr.line(q, fill=col, width=wpx, joint="curve")
+                for cx, cy in (q[0], q[-1]):
+                    dr.ellipse([cx - wpx / 2, cy - wpx / 2, cx + wpx / 2, cy + wpx / 2], fill=col)
+        images.append(im.convert("P", palette=Image.Palette.ADAPTIVE, colors=16))
+    out = Path(path)
+    images[0].save(out, save_all=True, append_images=images[1:], duration=int(1000 / fps), loop=0,
+                   optimize=True)
+    return out
