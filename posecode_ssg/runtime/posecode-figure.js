@@ -123,6 +123,8 @@ export class PosecodeFigure extends HTMLElement {
     this._phaseShown = -2;
     this._repShown = -1;
     this._started = false;
+    /** frames copied into this figure's canvas so far (test and benchmark hook) */
+    this.drawCount = 0;
     this._onKey = this._onKey.bind(this);
     this._onPointerDown = this._onPointerDown.bind(this);
     this._onPointerMove = this._onPointerMove.bind(this);
@@ -172,15 +174,57 @@ export class PosecodeFigure extends HTMLElement {
   async _init() {
     try {
       const [rig, motion] = await Promise.all([loadRig(), this._readMotion()]);
-      validateMotion(motion, rig);
-      this._model = new FigureModel(motion, rig);
-      this._model.evaluate(0);
-      this._frame();
-      this._buildUI();
-      this._attach();
+      this._install(motion, rig);
       this._resolve(this);
     } catch (err) {
       this._fail(err);
+    }
+  }
+
+  _install(motion, rig) {
+    validateMotion(motion, rig);
+    const model = new FigureModel(motion, rig);
+    model.evaluate(0);
+    if (this._player) this._teardown();
+    this._model = model;
+    this._clock = 0;
+    this._frame();
+    this._buildUI();
+    this._attach();
+  }
+
+  /** Remove the player (the poster and the no-JS list go back to being plain children). */
+  _teardown() {
+    this._detach();
+    const poster = this.view && this.view.querySelector(":scope > figure.posecode-poster");
+    if (poster) this.insertBefore(poster, this._player);
+    const nojs = this.querySelector(":scope > ol.posecode-phases");
+    if (nojs) nojs.hidden = false;
+    this._player.remove();
+    for (const e of this.querySelectorAll(":scope > .pc-error")) e.remove();
+    this._player = null;
+    this._ui = null;
+    this.view = null;
+  }
+
+  /**
+   * Replace the figure's motion in place (live preview): validates `motion` against the rig,
+   * rebuilds the player and keeps the element. Resolves to true, or shows the error and
+   * resolves to false.
+   * @param {object} motion motion JSON
+   */
+  async load(motion) {
+    try {
+      const rig = await loadRig();
+      for (const e of this.querySelectorAll(":scope > .pc-error")) e.remove();
+      this._install(motion, rig);
+      return true;
+    } catch (err) {
+      const msg = err instanceof MotionDataError ? err.message : `internal error (${err && err.message})`;
+      for (const e of this.querySelectorAll(":scope > .pc-error")) e.remove();
+      this.prepend(el("div", { class: "pc-error", role: "alert" }, `posecode-figure: ${msg}`));
+      this.dispatchEvent(new CustomEvent("posecode-error", { detail: { message: `posecode-figure: ${msg}` }, bubbles: true }));
+      return false;
     }
   }
 
@@ -309,6 +353,7 @@ export class PosecodeFigure extends HTMLElement {
     const nojs = this.querySelector(":scope > ol.posecode-phases");
     if (nojs) nojs.hidden = true;
     this.append(player);
+    this._player = player;
 
     this.view = view;
     this.canvas = canvas;
@@ -449,8 +494,14 @@ export class PosecodeFigure extends HTMLElement {
     this._placeCamera();
   }
 
+  /** False while a reduced-motion figure shows its poster and nobody asked for the 3-D view. */
+  get wantsDraw() {
+    return !this.reduced || this._wantLive === true;
+  }
+
   /** Called by the stage after the frame was copied into this figure's canvas. */
   drawn() {
+    this.drawCount++;
     if (!this.reduced || this._wantLive || this.playing) {
       if (this.view.dataset.state !== "live") this.view.dataset.state = "live";
     }
@@ -487,7 +538,8 @@ export class PosecodeFigure extends HTMLElement {
     const m = this._model;
     if (!m || !Number.isFinite(t)) return;
     this.playing = false;
-    const x = ((t % m.duration) + m.duration) % m.duration;
+    let x = t % m.duration;
+    if (x < 0) x += m.duration;
     const loops = Math.floor(this._clock / m.duration + 1e-9);
     this._clock = loops * m.duration + x;
     m.evaluate(x);

@@ -143,7 +143,7 @@ class Stage {
         this.stats.solveMs += performance.now() - t0;
         busy = true;
       }
-      if (p.dirty) {
+      if (p.dirty && p.wantsDraw) {
         p.prepareFrame(this.dpr);
         this._draw(p);
         p.dirty = false;

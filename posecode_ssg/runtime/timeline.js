@@ -265,7 +265,8 @@ export class Timeline {
     let x = t % this.duration;
     if (x < 0) x += this.duration;
     let s = 0;
-    while (s < this.segmentCount - 1 && x >= T[s + 1]) s++;
+    // a time within 1 ns of a keyframe belongs to the segment starting there
+    while (s < this.segmentCount - 1 && x >= T[s + 1] - 1e-9) s++;
     return s;
   }
 
