@@ -226,8 +226,18 @@ class _Parser:
             indent = len(raw) - len(raw.lstrip(" \t"))
             m = _HEAD_RE.match(raw)
             head = m.group(1) if m else ""
-            if head not in _KEYWORDS:
+            if head not in _KEYWORDS and head.lower() in _KEYWORDS:
+                head = "^" + head  # a keyword in the wrong case: placed as that keyword
+            elif head not in _KEYWORDS:
                 head = "joint" if (m and m.group(2)) or not head else "?" + head
+            if head.startswith("^"):
+                word = head[1:]
+                head = word.lower()
+                self.err(_USAGE[head][0], lineno, indent + 1, _USAGE[head][1],
+                         f"keywords are lower-case: write `{head}`, not `{word}`")
+                out.append(_Stmt(lineno, indent, indent + 1, head, None, [],
+                                 head == "step" or stripped.rstrip().endswith(":")))
+                continue
             try:
                 tree = _LARK.parse(raw)
             except UnexpectedCharacters as e:
@@ -279,8 +289,12 @@ class _Parser:
         if head.startswith("?"):
             # the same line is an unknown directive at top level and a malformed joint target
             # inside a step: the block pass decides (see ``pending``)
-            return (code, col, f"{msg}; `{head[1:]}` is not a joint name or directive",
-                    did_you_mean(head[1:], V.JOINT_NAMES + _KEYWORDS) or _USAGE_HINT["joint"])
+            word = head[1:]
+            col = len(raw) - len(raw.lstrip(" \t")) + 1
+            if word in V.JOINT_NAMES:
+                return (code, col, msg, f"put a `:` after `{word}`, e.g. `{word}: flex 40`")
+            return (code, col, f"{msg}; `{word}` is not a joint name or directive",
+                    did_you_mean(word, V.JOINT_NAMES + _KEYWORDS) or _USAGE_HINT["joint"])
         usage = _USAGE_HINT.get(key)
         hint = f"found {found}" + (f"; {usage}" if usage else "")
         self.err(code, lineno, col, msg, hint)

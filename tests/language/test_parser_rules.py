@@ -695,3 +695,16 @@ def test_diagnostic_columns_point_at_the_word():
     r = parse(doc("reach: hand_left moon"))
     e = r.errors[0]
     assert (e.line, e.column) == (3, 22)
+
+
+def test_keyword_in_wrong_case_is_named_and_keeps_its_block():
+    src = doc("knees: flex 1") + '  Step "B" 1s flow:\n    knees: flex 2\n'
+    r = parse(src)
+    assert codes(r) == [(5, "bad-step-header")]  # its child is not "outside of a step"
+    assert "write `step`" in r.errors[0].hint
+
+
+def test_missing_colon_after_a_joint_name():
+    r = parse(doc("knees flex 30"))
+    assert [(e.line, e.column, e.code) for e in r.errors] == [(3, 5, "bad-joint-target")]
+    assert "put a `:` after `knees`" in r.errors[0].hint
