@@ -700,7 +700,7 @@ def test_diagnostic_columns_point_at_the_word():
 def test_keyword_in_wrong_case_is_named_and_keeps_its_block():
     src = doc("knees: flex 1") + '  Step "B" 1s flow:\n    knees: flex 2\n'
     r = parse(src)
-    assert codes(r) == [(5, "bad-step-header")]  # its child is not "outside of a step"
+    assert codes(r) == [(4, "bad-step-header")]  # its child is not "outside of a step"
     assert "write `step`" in r.errors[0].hint
 
 
