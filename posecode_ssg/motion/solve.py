@@ -35,7 +35,7 @@ from .fk import World, forward_kinematics, subtree
 from .rig import PARENT, PROP_GEOMETRY, SOLVER, START_POSES_TABLE, Avatar, anchor_position, avatar
 from .rotation import axis_angle_matrix, euler_to_matrix, matrix_to_euler, rot_y
 
-__all__ = ["solve_keyframes", "kinematic_diagnostics", "Solution", "PhaseSolution",
+__all__ = ["solve_keyframes", "kinematic_diagnostics", "with_columns", "Solution", "PhaseSolution",
            "grounded_start_root"]
 
 _CHAINS = {"hand": ("shoulder", "elbow"), "fist": ("shoulder", "elbow"), "elbow": ("shoulder",),
@@ -605,6 +605,20 @@ def _cm(m: float) -> str:
 
 def _warn(code: str, line: int, message: str, hint: str | None = None, **extra) -> Diagnostic:
     return Diagnostic(code, "warning", max(int(line or 0), 0), 1, message, hint, dict(extra))
+
+
+def with_columns(diagnostics: list[Diagnostic], lines: list[str]) -> list[Diagnostic]:
+    """Copies of ``diagnostics`` whose column points at the first non-blank character of their
+    line in ``lines`` (the document's or file's lines, 1-based ``line``). Kinematic diagnostics
+    know their line from the IR but not the text, so they start at column 1."""
+    out = []
+    for d in diagnostics:
+        col = d.column
+        if 1 <= d.line <= len(lines):
+            text = lines[d.line - 1]
+            col = len(text) - len(text.lstrip(" \t\ufeff")) + 1
+        out.append(Diagnostic(d.code, d.severity, d.line, col, d.message, d.hint, dict(d.extra)))
+    return out
 
 
 def kinematic_diagnostics(program) -> list[Diagnostic]:

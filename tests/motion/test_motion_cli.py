@@ -1,0 +1,48 @@
+"""``posecode-ssg compile``: summary, --json, --poster, diagnostics on stderr, exit status."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import jsonschema
+
+from posecode_ssg.motion import SCHEMA_PATH
+
+from conftest import shared_path
+
+
+def _run(*args):
+    return subprocess.run([sys.executable, "-m", "posecode_ssg", "compile", *args],
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_compile_json_and_poster(tmp_path):
+    src = shared_path("conformance", "examples", "squat.posecode")
+    out = tmp_path / "squat.svg"
+    r = _run(str(src), "--json", "--poster", str(out))
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    jsonschema.validate(doc, json.loads(SCHEMA_PATH.read_text()))
+    assert doc["name"] == "Body-weight squat"
+    assert ET.parse(out).getroot().tag.endswith("svg")
+
+
+def test_compile_reports_kinematic_warnings_with_file_line_column(tmp_path):
+    f = tmp_path / "reach.posecode"
+    f.write_text('posecode exercise "Too far"\n  rig humanoid\n  pose start = standing\n'
+                 '  step "Reach down" 1s settle:\n    reach: hand_left floor\n', encoding="utf-8")
+    r = _run(str(f))
+    assert r.returncode == 0                      # warnings do not fail
+    assert f"{f}:5:5: warning[kinematic-reach-short]: hand_left cannot reach floor" in r.stderr
+    assert "1 phase, loop 2 s (wrap 1 s)" in r.stdout
+
+
+def test_compile_errors_and_usage(tmp_path):
+    bad = tmp_path / "bad.posecode"
+    bad.write_text('posecode exercise "Bad"\n  step "X" 1s flow:\n    elbw_left: flex 30\n', encoding="utf-8")
+    r = _run(str(bad))
+    assert r.returncode == 1 and "error[" in r.stderr
+    assert _run(str(tmp_path / "missing.posecode")).returncode == 2
