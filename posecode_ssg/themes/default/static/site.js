@@ -15,6 +15,7 @@
     var count = form.querySelector("[data-result-count]");
     var noResults = document.querySelector("[data-no-results]");
     var others = document.querySelector("[data-other-results]");
+    var othersHeading = document.querySelector("[data-other-heading]");
     var input = form.querySelector("input[name=q]");
     var index = null, loading = null;
 
@@ -58,6 +59,7 @@
       noResults.hidden = shown !== 0;
       others.textContent = "";
       others.hidden = true;
+      if (othersHeading) othersHeading.hidden = true;
       if (hits && !muscle && !equipment && !level) {
         var cardUrls = {};
         cards.forEach(function (c) { cardUrls[c.dataset.url] = true; });
@@ -66,6 +68,7 @@
           var li = document.createElement("li"), a = document.createElement("a");
           a.href = u; a.textContent = hits[u].t; li.appendChild(a);
           others.appendChild(li); others.hidden = false;
+          if (othersHeading) othersHeading.hidden = false;
         });
       }
     }
@@ -78,6 +81,8 @@
     var params = new URLSearchParams(window.location.search);
     if (params.get("q")) {
       input.value = params.get("q");
+      var header = document.getElementById("site-search");
+      if (header) header.value = params.get("q");
       loadIndex().then(apply);
     } else {
       apply();
