@@ -37,7 +37,7 @@ def test_compile_reports_kinematic_warnings_with_file_line_column(tmp_path):
     r = _run(str(f))
     assert r.returncode == 0                      # warnings do not fail
     assert f"{f}:5:5: warning[kinematic-reach-short]: hand_left cannot reach floor" in r.stderr
-    assert "1 phase, loop 2 s (wrap 1 s)" in r.stdout
+    assert "1 phase, loop 1 s (wrap 0 s)" in r.stdout
 
 
 def test_compile_errors_and_usage(tmp_path):
