@@ -119,6 +119,8 @@ def test_library_uses_every_feature_of_the_language(parsed):
     assert V.FLOOR in reach_targets
     assert reach_targets & set(V.REACH_LANDMARKS)
     assert reach_targets & set(V.ALL_ANCHORS)
+    reach_effectors = {c.effector.split("_")[0] for ph in phases for c in ph.reaches}
+    assert reach_effectors >= {"hand", "foot", "knee", "elbow"}
     pin_targets = {c.target for ph in phases for c in ph.pins}
     assert V.FLOOR in pin_targets and pin_targets & set(V.ALL_ANCHORS)
 
