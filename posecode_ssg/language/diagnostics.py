@@ -23,6 +23,7 @@ EXTRA_CODES = {
     "unknown-directive": "error: a top-level line that starts with no known directive",
     "unexpected-line": "error: a line the grammar could not read at all",
     "internal-error": "error: a bug in the parser (reported instead of a traceback)",
+    "unreadable-file": "error (check): a file that cannot be read or is not UTF-8",
 }
 
 #: Parser stage of each error code (the stages of ../shared/conformance/error-kinds.json:

@@ -108,3 +108,17 @@ def test_vocabulary_shapes():
     assert V.expand_ground_lock(["hands", "foot_left", "hand_left"]) == (
         "hand_left", "hand_right", "foot_left")
     assert V.EFFECTOR_BONE["fist_right"] == "wrist_right"
+
+
+def test_docs_reference_section_is_generated_from_the_sources():
+    """docs/language.md embeds vocabulary_markdown() verbatim (regenerate with
+    `python3 -m posecode_ssg.language.reference docs/language.md`)."""
+    from pathlib import Path
+
+    from posecode_ssg.language.reference import BEGIN, END, vocabulary_markdown
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "language.md").read_text("utf-8")
+    section = text.split(BEGIN, 1)[1].split(END, 1)[0]
+    assert section == "\n" + vocabulary_markdown()
+    for name in V.BONES + V.PROPS + V.START_POSES + tuple(V.ACTIONS):
+        assert f"`{name}`" in section
