@@ -12,8 +12,8 @@ import pytest
 from posecode_ssg.language import parse
 from posecode_ssg.motion import compile_ir
 from posecode_ssg.motion.solve import kinematic_diagnostics, solve_keyframes
+from helpers_motion import shared_path
 
-from conftest import shared_path
 
 PLANT = 0.005
 

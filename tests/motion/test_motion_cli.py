@@ -10,8 +10,8 @@ import xml.etree.ElementTree as ET
 import jsonschema
 
 from posecode_ssg.motion import SCHEMA_PATH
+from helpers_motion import shared_path
 
-from conftest import shared_path
 
 
 def _run(*args):

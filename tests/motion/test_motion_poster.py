@@ -16,8 +16,7 @@ from posecode_ssg.motion.poster import (COLOURS, choose_view, render_contact_she
 from posecode_ssg.motion.rotation import rot_y
 from posecode_ssg.motion.solve import solve_keyframes
 
-from conftest import shared_path
-from helpers_motion import compile_source
+from helpers_motion import compile_source, shared_path
 
 NS = {"s": "http://www.w3.org/2000/svg"}
 
