@@ -142,8 +142,7 @@ def _primary_index(program) -> int:
     best, best_i = -1.0, 0
     for i, (_l, w, turn, travel) in enumerate(frames):
         pts = _body_frame(w, turn, travel)
-        root = pts["pelvis"] - base["pelvis"]
-        score = sum(float(np.linalg.norm((pts[b] - base[b]) - root * 0.0)) for b in BONES)
+        score = sum(float(np.linalg.norm(pts[b] - base[b])) for b in BONES)
         if score > best + 1e-9:
             best, best_i = score, i
     return best_i
