@@ -94,6 +94,8 @@ def timed(config, label: str, pages: int) -> float:
     print(f"{label:<18} {seconds * 1000:9.1f} ms total  {seconds * 1000 / pages:7.3f} ms/page  "
           f"({len(result.pages)} pages, {result.figures} figures, {result.compiled} compiled, "
           f"written={result.written})")
+    if result.timings:
+        print("    " + ", ".join(f"{k} {v * 1000:.0f} ms" for k, v in result.timings.items()))
     return seconds * 1000 / pages
 
 

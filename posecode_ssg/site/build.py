@@ -28,6 +28,7 @@ Stages (data flows one way)::
 from __future__ import annotations
 
 import concurrent.futures
+import difflib
 import hashlib
 import json
 import os
@@ -112,6 +113,7 @@ class BuildResult:
     notes: list[str] = field(default_factory=list)
     compiled: int = 0
     strict: bool = False
+    timings: dict[str, float] = field(default_factory=dict)
 
     @property
     def failed(self) -> bool:
@@ -231,7 +233,7 @@ class _Build:
 
     # ---------------------------------------------------------------- driver
     def run(self) -> BuildResult:
-        start = time.perf_counter()
+        start = self.started = time.perf_counter()
         try:
             self._run()
         finally:
@@ -276,16 +278,22 @@ class _Build:
         old_outputs = manifest.get("outputs", {}) if manifest else {}
         index_hashes = sorted((u, h) for u, h in self.hashes.items() if u.rsplit("/", 1)[-1] in INDEX_NAMES)
         context = _sha(json.dumps([fingerprint, sorted(self.hashes), sorted(self.static), index_hashes]).encode())
+        result.timings["scan"] = time.perf_counter() - self.started
         self._make_pages(context, old_pages, old_outputs)
         if result.errors or (self.strict and result.warnings):
             return
-        self._prepare_site()
-        self._render_pages(self.to_render, self.show)
-        self._render_site()
+        self._lap("prepare", self._prepare_site)
+        self._lap("render pages", lambda: self._render_pages(self.to_render, self.show))
+        self._lap("render site", self._render_site)
         if result.errors:
             return
-        self._write()
-        self._save_manifest(fingerprint, inputs)
+        self._lap("write", self._write)
+        self._lap("manifest", lambda: self._save_manifest(fingerprint, inputs))
+
+    def _lap(self, name: str, step) -> None:
+        start = time.perf_counter()
+        step()
+        self.result.timings[name] = self.result.timings.get(name, 0.0) + time.perf_counter() - start
 
     # ---------------------------------------------------------------- manifest
     def _load_manifest(self) -> dict | None:
@@ -383,6 +391,7 @@ class _Build:
             else:
                 to_parse.append(page)
         show = self.progress and len(self.pages) >= PROGRESS_THRESHOLD
+        lap = time.perf_counter()
         for page in _progress(to_parse, len(to_parse), "parse", show):
             text, err = decode_source(self.sources[page.src_uri])
             if err:
@@ -393,9 +402,12 @@ class _Build:
                 parse_markdown_page(page, self.md)
             else:
                 self._parse_posecode_page(page)
-        self._compile(to_parse, show)
+        result.timings["parse"] = time.perf_counter() - lap
+        self._lap("compile", lambda: self._compile(to_parse, show))
+        lap = time.perf_counter()
         for page in to_parse:
             self._finish_page(page)
+        result.timings["finish"] = time.perf_counter() - lap
         # diagnostics of every page + link check
         for page in self.pages:
             rec = self.records.get(page.src_uri)
@@ -405,11 +417,20 @@ class _Build:
                 bucket = result.warnings if d["severity"] == "warning" else result.errors
                 bucket.append((page.src_path, _diagnostic(d)))
             for link in page.links:
-                url, message, _target = self.link_index.resolve(page, link.target)
+                url, message, target = self.link_index.resolve(page, link.target)
                 if url is None:
                     result.errors.append((page.src_path, Diagnostic(
                         code="broken-link", severity="error", line=link.line, column=link.column, message=message,
                         hint="link to a .md/.posecode file or a file in the content folder, relative to this page")))
+                    continue
+                fragment = link.target.partition("#")[2]
+                target_rec = self.records.get(target.src_uri) if target is not None else None
+                if fragment and target_rec is not None and fragment not in target_rec.get("anchors", []):
+                    close = difflib.get_close_matches(fragment, target_rec.get("anchors", []), n=1)
+                    result.warnings.append((page.src_path, Diagnostic(
+                        code="broken-anchor", severity="warning", line=link.line, column=link.column,
+                        message=f"link '{link.target}': no heading or figure '#{fragment}' on {target.src_uri}",
+                        hint=f"did you mean '#{close[0]}'?" if close else "headings get ids from their text")))
             result.pages.append(PageSummary(page.src_path, page.src_uri, page.dest_uri, page.url, rec["title"],
                                             len(rec["figures"])))
             result.figures += len(rec["figures"])
@@ -515,6 +536,7 @@ class _Build:
             "is_index": page.is_index, "source_kind": page.source_kind, "diagnostics": problems,
             "links": [[l.target, l.line, l.column] for l in page.links], "figures": figures_meta,
             "search": " ".join(search.split()),
+            "anchors": sorted(pc.ids) if pc is not None else [],
         }
 
     # ---------------------------------------------------------------- rendering

@@ -267,3 +267,11 @@ def test_new_scaffold_builds(tmp_path, monkeypatch):
 def test_missing_content_folder_is_an_error(tmp_path):
     result = build_site(load_config(None, cwd=tmp_path), progress=False)
     assert result.failed and "content folder not found" in result.errors[0][1].message
+
+
+def test_missing_anchor_is_a_warning(make_site):
+    files = dict(LIBRARY)
+    files["strength/squat.md"] = page("Squat", "See [steps](../posture/nod.md#stepz).")
+    result, config = make_site(files)
+    (path, diag), = result.warnings
+    assert diag.code == "broken-anchor" and path.name == "squat.md" and diag.hint == "did you mean '#steps'?"
