@@ -254,7 +254,9 @@ def test_keyboard_operation(rt_page, runtime_site):
     rt_page.evaluate("posecode.frame()")
     assert turned != before
     assert rt_page.evaluate(f"{el}.canvas.toDataURL()") == before
-    # the play button, the scrubber and the phase list are reachable and labelled
+    # the reset button, the play button, the scrubber and the phase list are reachable and labelled
+    rt_page.keyboard.press("Tab")
+    assert rt_page.evaluate("document.activeElement.getAttribute('aria-label')") == "Reset view"
     rt_page.keyboard.press("Tab")
     assert rt_page.evaluate("document.activeElement.getAttribute('aria-label')") == "Play"
     rt_page.keyboard.press("Enter")
@@ -272,7 +274,8 @@ def test_keyboard_operation(rt_page, runtime_site):
     assert rt_page.evaluate(f"{el}.sample().phase") == 1
     assert rt_page.evaluate("document.querySelector('#a li[aria-current=step]').textContent").startswith("Rise")
     rt_page.get_by_role("button", name="Bend").press("Enter")
-    assert "Sit back" in rt_page.locator("#a .pc-cue").text_content()
+    current = rt_page.locator("#a li[aria-current=step]")
+    assert current.count() == 1 and "Sit back" in current.text_content()   # current phase + its cue
     assert rt_page.get_by_role("combobox", name="Speed").is_visible()
     assert rt_page.locator("#a .pc-rep").text_content() == "Rep 1 of 3"
     assert not rt_page.problems

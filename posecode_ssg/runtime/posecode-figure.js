@@ -70,12 +70,15 @@ posecode-figure{display:block}
 .pc-controls button,.pc-controls select{font:inherit;min-height:2.2rem;min-width:2.2rem}
 .pc-scrub{flex:1 1 8rem;min-width:6rem}
 .pc-time,.pc-rep{font-variant-numeric:tabular-nums;white-space:nowrap}
-.pc-cue{margin:0;min-height:1.3em;font-style:italic}
+.pc-reset{position:absolute;top:.4rem;right:.4rem;font:inherit;min-width:2.2rem;min-height:2.2rem;border-radius:50%;border:1px solid rgba(0,0,0,.2);background:rgba(255,255,255,.85);cursor:pointer}
+.pc-rep{position:absolute;top:.5rem;left:.5rem;padding:.1em .5em;border-radius:1em;background:rgba(255,255,255,.85);font-size:.85em;pointer-events:none}
 .pc-phase-list{margin:0;padding-left:1.6em;font-size:.9em}
-.pc-phase-list button{font:inherit;background:none;border:0;padding:.1em .2em;color:inherit;cursor:pointer;text-align:left}
-.pc-phase-list li[aria-current=step]{font-weight:700}
-.pc-phase-list li[aria-current=step] .pc-phase-cue{display:block}
-.pc-phase-cue{display:none;font-style:italic;font-weight:400;margin-left:.3em}
+.pc-phase-list li{padding:.1em .3em;border-left:3px solid transparent}
+.pc-phase-list button{font:inherit;background:none;border:0;padding:.1em 0;color:inherit;cursor:pointer;text-align:left}
+.pc-phase-list li[aria-current=step]{border-left-color:var(--pc-accent,#1f6feb);background:var(--pc-current-bg,rgba(31,111,235,.08))}
+.pc-phase-list li[aria-current=step] button{font-weight:700}
+.pc-phase-cue{display:block;font-style:italic;opacity:.7}
+.pc-phase-list li[aria-current=step] .pc-phase-cue{opacity:1}
 .pc-phase-meta{opacity:.75;font-weight:400}
 .pc-error{border:2px solid #b3261e;color:#8c1d18;background:#fdecea;padding:.6em .8em;border-radius:6px;font:inherit}
 .pc-sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
@@ -266,7 +269,9 @@ export class PosecodeFigure extends HTMLElement {
     }
     m.evaluate(0);
     this._target = [(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, (lo[2] + hi[2]) / 2];
-    this._radius = 0.55 * Math.hypot(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]) + 0.05;
+    /** half extents: vertical, and horizontal in any viewing direction (m) */
+    this._halfV = 0.5 * (hi[1] - lo[1]) + 0.05;
+    this._halfH = 0.5 * Math.hypot(hi[0] - lo[0], hi[2] - lo[2]) + 0.05;
   }
 
   _resetView() {
@@ -279,17 +284,18 @@ export class PosecodeFigure extends HTMLElement {
 
   _placeCamera() {
     const c = this.camera, a = c.aspect || 1;
-    const half = (FOV / 2) * DEG;
-    const halfH = Math.atan(Math.tan(half) * Math.min(1, a));
-    const d = (this._radius / Math.sin(halfH)) * this._zoom;
+    const tanV = Math.tan((FOV / 2) * DEG), tanH = tanV * a;
+    // fit the height and the widest horizontal extent; the near half of the box sits closer
+    const d = (Math.max(this._halfV / tanV, this._halfH / tanH) + 0.6 * this._halfH) * this._zoom;
     const ce = Math.cos(this._elevation);
     c.position.set(
       this._target[0] + d * ce * Math.sin(this._azimuth),
       this._target[1] + d * Math.sin(this._elevation),
       this._target[2] + d * ce * Math.cos(this._azimuth),
     );
-    c.near = Math.max(0.05, d - 4 * this._radius);
-    c.far = d + 4 * this._radius;
+    const r = this._halfV + this._halfH;
+    c.near = Math.max(0.05, d - 3 * r);
+    c.far = d + 30;
     c.lookAt(this._target[0], this._target[1], this._target[2]);
     c.updateProjectionMatrix();
   }
@@ -336,9 +342,9 @@ export class PosecodeFigure extends HTMLElement {
     }
     speedLabel.append(speed);
     const rep = el("span", { class: "pc-rep" });
-    const reset = el("button", { type: "button", class: "pc-reset", "aria-label": "Reset view" }, "⟲");
-    controls.append(play, scrub, time, speedLabel, rep, reset);
-    const cue = el("p", { class: "pc-cue" });
+    const reset = el("button", { type: "button", class: "pc-reset", "aria-label": "Reset view", title: "Reset view" }, "⟲");
+    view.append(rep, reset);
+    controls.append(play, scrub, time, speedLabel);
     const list = el("ol", { class: "pc-phase-list", "aria-label": "Phases" });
     motion.phases.forEach((p, i) => {
       const li = el("li");
@@ -349,7 +355,7 @@ export class PosecodeFigure extends HTMLElement {
       if (p.cue) li.append(el("span", { class: "pc-phase-cue" }, p.cue));
       list.append(li);
     });
-    player.append(view, controls, cue, list);
+    player.append(view, controls, list);
     const nojs = this.querySelector(":scope > ol.posecode-phases");
     if (nojs) nojs.hidden = true;
     this.append(player);
@@ -365,7 +371,7 @@ export class PosecodeFigure extends HTMLElement {
       body: v("--pc-body", "#8d99a6"), right: v("--pc-right", "#2f6db5"), left: v("--pc-left", "#d9822b"), prop: v("--pc-prop", "#a08f7a"),
     });
     this.mannequin.update();
-    this._ui = { play, scrub, time, speed, rep, reset, cue, list, items: Array.from(list.children) };
+    this._ui = { play, scrub, time, speed, rep, reset, list, items: Array.from(list.children) };
     this._resetView();
 
     play.addEventListener("click", () => this.toggle());
@@ -454,7 +460,6 @@ export class PosecodeFigure extends HTMLElement {
     if (force || ph !== this._phaseShown) {
       this._phaseShown = ph;
       ui.items.forEach((li, i) => { if (i === ph) li.setAttribute("aria-current", "step"); else li.removeAttribute("aria-current"); });
-      ui.cue.textContent = ph >= 0 ? (m.motion.phases[ph].cue || "") : "";
     }
     const N = m.motion.repeat || 0;
     const repIdx = N > 0 ? (Math.floor(this._clock / m.duration + 1e-9) % N) + 1 : 0;

@@ -101,7 +101,7 @@ class Stage {
     const sun = new DirectionalLight(0xffffff, 1.8);
     sun.position.set(2.5, 5, 3.5);
     this.scene.add(sun);
-    const floor = new Mesh(new CircleGeometry(2.6, 48), new MeshStandardMaterial({ color: v("--pc-ground", "#d9d5cc"), roughness: 0.95 }));
+    const floor = new Mesh(new CircleGeometry(25, 64), new MeshStandardMaterial({ color: v("--pc-ground", "#d9d5cc"), roughness: 0.95 }));
     floor.rotation.x = -Math.PI / 2;
     floor.position.y = -0.001;
     this.scene.add(floor);

@@ -1,0 +1,155 @@
+"""Browser runtime benchmark: JS bytes a page loads and per-figure frame cost in headless Chromium.
+
+    python3 bench/runtime.py [--screenshots DIR]
+
+Prints:
+- the bytes of posecode_ssg/runtime/dist/posecode-runtime.js (the only script a page loads: our
+  code + the three.js modules it imports), raw and gzip -9, and our own code alone (the same
+  esbuild settings with three marked external) — targets ≤ 165 KB gzip in all, ≤ 25 KB ours;
+- solve ms per figure-frame (timeline + FK + solver passes, every figure, 100 frames) and draw ms
+  per figure-frame (render + copy of the figures in view while they play), for pages with 1, 20
+  and 200 figures of conformance examples (1280×800 viewport, device scale 1, SwiftShader);
+- with --screenshots DIR: desktop (1280×800) and phone (390×844) screenshots of a page with 12
+  conformance examples, posed at a fixed time.
+
+Needs the built bundle (pip install -e .), Chromium (/usr/bin/chromium or Playwright's), the
+conformance examples in ../shared and the motion compiler.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import gzip
+import http.server
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "playwright_tests"))
+sys.path.insert(0, str(REPO))
+
+from pages import BUNDLE, RuntimeSite, compiled_example, example_names, figure_html  # noqa: E402
+
+SHOWCASE = ["squat", "deadlift", "pull-up", "cobra", "bicycle-crunch", "pirouette", "wall-sit",
+            "box-step", "seated-forward-fold", "lateral-raise", "mountain-climber", "demi-plie"]
+
+
+def kb(n: int) -> str:
+    return f"{n / 1024:.1f} KB"
+
+
+def payload() -> None:
+    raw = BUNDLE.read_bytes()
+    own = subprocess.run(
+        [str(REPO / "node_modules" / ".bin" / "esbuild"), "posecode_ssg/runtime/index.js", "--bundle",
+         "--format=esm", "--minify", "--target=es2020", "--external:three"],
+        cwd=REPO, capture_output=True, check=True).stdout
+    print("JS a page loads (one file: runtime + the three.js it imports)")
+    print(f"  posecode-runtime.js   raw {kb(len(raw)):>9}   gzip {kb(len(gzip.compress(raw, 9))):>8}   (target ≤ 165 KB gzip)")
+    print(f"  of which our code     raw {kb(len(own)):>9}   gzip {kb(len(gzip.compress(own, 9))):>8}   (target ≤ 25 KB gzip)")
+
+
+def chromium_path() -> str | None:
+    for c in ("/usr/bin/chromium", shutil.which("chromium")):
+        if c and Path(c).exists():
+            return c
+    return None
+
+
+MEASURE = """async (frames) => {
+  await Promise.all(posecode.figures.map(f => f.ready));
+  const figs = posecode.figures;
+  // solve: every figure, `frames` frames, through the model the stage uses
+  for (let k = 0; k < 300; k++) for (const f of figs.slice(0, 20)) f._model.evaluate(k / 60);  // JIT warm-up
+  const t0 = performance.now();
+  for (let k = 0; k < frames; k++) for (const f of figs) f._model.evaluate(k / 60);
+  const solve = (performance.now() - t0) / (frames * figs.length);
+  // draw: play everything for ~3 s; the stage draws the figures in view
+  for (const f of figs) f.play();
+  await posecode.frame(); await posecode.frame();
+  const s0 = posecode.stats(); const w0 = performance.now();
+  while (performance.now() - w0 < 3000) await posecode.frame();
+  const s1 = posecode.stats();
+  const draws = s1.draws - s0.draws, loops = s1.frames - s0.frames;
+  return { solve, draw: (s1.drawMs - s0.drawMs) / Math.max(1, draws), drawsPerFrame: draws / Math.max(1, loops),
+           fps: loops / ((performance.now() - w0) / 1000), contexts: s1.contexts };
+}"""
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def serve(root: Path):
+    handler = functools.partial(_Quiet, directory=str(root))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--screenshots", type=Path, help="write desktop/phone screenshots here")
+    args = ap.parse_args()
+    if not BUNDLE.exists():
+        print("runtime bundle missing: pip install -e . (needs Node.js)")
+        return 1
+    payload()
+    exe = chromium_path()
+    from playwright.sync_api import sync_playwright
+
+    names = example_names()
+    docs = {n: compiled_example(n) for n in names}
+    with tempfile.TemporaryDirectory() as tmp:
+        server = serve(Path(tmp))
+        site = RuntimeSite(Path(tmp), f"http://127.0.0.1:{server.server_address[1]}")
+        grid = ("<style>body{max-width:none}.fig{display:inline-block;width:300px;margin:4px;"
+                "vertical-align:top}</style>")
+        with sync_playwright() as p:
+            browser = p.chromium.launch(**({"executable_path": exe} if exe else {}))
+            print("\nFrame cost per figure-frame, headless Chromium (SwiftShader), 1280×800")
+            print(f"  {'figures':>7} {'solve ms':>9} {'draw ms':>8} {'drawn/frame':>11} {'loop fps':>8} {'WebGL contexts':>14}")
+            for n in (1, 20, 200):
+                figs = [figure_html(f"f{i}", docs[names[i % len(names)]]) for i in range(n)]
+                url = site.page(f"bench{n}", figs, head=grid)
+                page = browser.new_page(viewport={"width": 1280, "height": 800}, device_scale_factor=1)
+                page.goto(url)
+                r = page.evaluate(MEASURE, 100)
+                print(f"  {n:>7} {r['solve']:>9.3f} {r['draw']:>8.2f} {r['drawsPerFrame']:>11.1f} {r['fps']:>8.1f} {r['contexts']:>14}")
+                page.close()
+            if args.screenshots:
+                args.screenshots.mkdir(parents=True, exist_ok=True)
+                show = [figure_html(n, docs[n], autoplay=True) for n in SHOWCASE if n in docs]
+                url = site.page("showcase", show, head="<style>.fig{margin-bottom:18px}@media(min-width:700px)"
+                                "{body{max-width:1240px}.wrap{display:grid}}</style>"
+                                "<style>@media(min-width:700px){body{display:grid;grid-template-columns:repeat(3,1fr);gap:14px}}</style>")
+                for label, vp in (("desktop", {"width": 1280, "height": 800}), ("phone", {"width": 390, "height": 844})):
+                    page = browser.new_page(viewport=vp, device_scale_factor=1)
+                    page.goto(url)
+                    page.evaluate("Promise.all(posecode.figures.map(f => f.ready))")
+                    page.evaluate("posecode.figures.forEach(f => f.seek(f.duration * 0.3))")
+                    height = page.evaluate("document.body.scrollHeight")
+                    for y in range(0, height, vp["height"] // 2):   # bring every figure into view once
+                        page.evaluate(f"scrollTo(0, {y})")
+                        page.evaluate("posecode.frame()")
+                        page.evaluate("posecode.frame()")
+                    page.evaluate("scrollTo(0, 0)")
+                    page.evaluate("posecode.frame()")
+                    out = args.screenshots / f"runtime-{label}.png"
+                    page.screenshot(path=str(out), full_page=True)
+                    page.screenshot(path=str(args.screenshots / f"runtime-{label}-viewport.png"))
+                    print(f"screenshot: {out}")
+                    page.close()
+            browser.close()
+        server.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
