@@ -491,6 +491,12 @@ class ServeOptions:
     #: save builds at once; in a burst of saves (format-on-save, "save all",
     #: a script) builds are spaced so the burst costs at most a few builds.
     min_build_interval_s: float = 0.25
+    #: A build starts only once every changed file has been unmodified this
+    #: long (a little more than ``step_ms``, so the watcher has reported all
+    #: writes before the build reads the files)...
+    quiet_s: float = 0.04
+    #: ...but never waits longer than this for a file that keeps changing.
+    max_quiet_wait_s: float = 2.0
 
 
 class LiveSite:
@@ -601,14 +607,22 @@ class LiveSite:
         assert self._wake is not None and self._idle is not None
         last_start = 0.0
         retries = 0
+        interval = self.options.min_build_interval_s
         loop = asyncio.get_running_loop()
         while True:
             await self._wake.wait()
-            # Burst guard: wait out the rest of the interval since the last
-            # build started; changes arriving meanwhile join this build.
-            pause = last_start + self.options.min_build_interval_s - loop.time()
-            if pause > 0:
-                await asyncio.sleep(pause)
+            # Burst guard: wait until the changed files have been quiet for a
+            # moment (an editor or script still writing them makes a build
+            # read half a file) and until the minimum interval since the last
+            # build has passed; changes arriving meanwhile join this build.
+            # A file written continuously is built anyway after max_quiet_wait_s.
+            deadline = loop.time() + self.options.max_quiet_wait_s
+            while loop.time() < deadline:
+                pause = max(last_start + interval - loop.time(),
+                            _quiet_remaining(self._pending, self.options.quiet_s))
+                if pause <= 0:
+                    break
+                await asyncio.sleep(min(pause, deadline - loop.time()))
             self._wake.clear()
             changed, self._pending = self._pending, set()
             last_start = loop.time()
@@ -628,6 +642,10 @@ class LiveSite:
                     superseded=superseded if retries < 3 else (lambda: False),
                 )
                 retries = 0 if published else retries + 1
+                # A superseded build means writes are still going on: space
+                # the next builds further apart (reset once one publishes).
+                interval = (self.options.min_build_interval_s if published
+                            else min(2 * interval, self.options.max_quiet_wait_s))
                 if not published and not self._wake.is_set():
                     self.notify_changes(changed)  # build again once the writes are over
             finally:
@@ -650,6 +668,11 @@ class LiveSite:
             # what they were last told.
             return False
         changes = diff_snapshots(self._snapshot, snapshot) if not first else SiteChanges()
+        same_problems = ([p.to_dict() for p in report.errors] == [p.to_dict() for p in self.report.errors]
+                         and report.crashed == self.report.crashed)
+        if not first and changes.empty and same_problems:
+            self.report = report
+            return True  # nothing any tab could show differently: stay quiet
         self._snapshot = snapshot
         self.report = report
         self.version += 1
@@ -785,6 +808,19 @@ class LiveSite:
             "crashed": self.report.crashed,
             "seconds": round(self.report.seconds, 4),
         }
+
+
+def _quiet_remaining(paths: Iterable[str], quiet_s: float) -> float:
+    """Seconds left until the most recently modified of ``paths`` has been unmodified for ``quiet_s``."""
+    newest = 0
+    for path in paths:
+        try:
+            newest = max(newest, os.stat(path).st_mtime_ns)
+        except OSError:
+            continue
+    if not newest:
+        return 0.0
+    return quiet_s - (time.time_ns() - newest) / 1e9
 
 
 def _modified_since(paths: Iterable[str], since_ns: int) -> bool:

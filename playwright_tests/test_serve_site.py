@@ -1,0 +1,108 @@
+"""`posecode-ssg serve` end to end in real Chromium: the real build on a copy
+of the demo library, the real runtime. Edit a page and see it update; edit a
+figure and see it swap in place; save a broken document, see the overlay,
+fix it and see it clear."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+
+pytest.importorskip("posecode_ssg.site.build", reason="the site build is not available")
+
+from posecode_ssg.site.serve import LiveSite, ProjectSource, ServeOptions, ThreadedServer  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+CHROMIUM = os.environ.get("POSECODE_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Chromium not installed")
+PAGE_SRC = "strength/bodyweight-squat.md"
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    return {**browser_type_launch_args, "executable_path": CHROMIUM}
+
+
+@pytest.fixture
+def demo(tmp_path, monkeypatch):
+    """The demo library copied to a temporary project, served live."""
+    if not (REPO / "content" / PAGE_SRC).is_file():
+        pytest.skip("demo content not available")
+    shutil.copytree(REPO / "content", tmp_path / "content")
+    if (REPO / "posecode.toml").is_file():
+        shutil.copy(REPO / "posecode.toml", tmp_path / "posecode.toml")
+    monkeypatch.chdir(tmp_path)
+    live = LiveSite(ProjectSource(), options=ServeOptions(quiet=True))
+    with ThreadedServer(live) as url:
+        src = tmp_path / "content" / PAGE_SRC
+        yield url + quote(PAGE_SRC[: -len(".md")]) + "/", src, live
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text, old
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def open_page(page, url: str) -> None:
+    page.goto(url)
+    page.wait_for_function("window.posecodeLive && window.posecodeLive.instance")
+    page.wait_for_load_state("load")
+
+
+def test_text_edit_updates_the_page(demo, page):
+    url, src, _live = demo
+    open_page(page, url)
+    page.evaluate("window.scrollTo(0, 400); window.__sameDocument = true")
+    edit(src, "Let the arms hang.", "Let the arms hang loose.")
+    page.wait_for_function("document.body.textContent.includes('Let the arms hang loose.')", timeout=15000)
+    page.wait_for_load_state("load")
+    page.wait_for_function("window.scrollY > 0")
+    assert abs(page.evaluate("window.scrollY") - 400) <= 2
+
+
+def test_figure_edit_swaps_motion_in_place(demo, page):
+    if not (REPO / "posecode_ssg" / "runtime" / "dist" / "posecode-runtime.js").is_file():
+        pytest.skip("runtime bundle not built: figures are static posters, nothing to swap")
+    url, src, _live = demo
+    open_page(page, url)
+    first = "document.querySelector('posecode-figure')"
+    page.evaluate(f"window.scrollTo(0, 300); window.__sameDocument = true; "
+                  f"window.__el = {first}")
+    before = page.evaluate(f"{first}.querySelector('script[type=\"application/json\"]').textContent")
+    edit(src, "    knees: flex 100", "    knees: flex 95")
+    page.wait_for_function(
+        f"{first}.querySelector('script[type=\"application/json\"]').textContent !== {before!r}",
+        timeout=15000)
+    page.wait_for_function("window.posecodeLive.updates > 0 || window.__sameDocument === undefined")
+    action = page.evaluate("window.posecodeLive.lastAction")
+    if page.evaluate("window.__sameDocument") is None:
+        pytest.fail(f"the page reloaded instead of swapping the figure (client action {action!r})")
+    assert action == "figures"
+    assert page.evaluate(f"window.__el === {first}")  # the same element, updated
+    assert page.evaluate("window.scrollY") == 300
+
+
+def test_broken_document_shows_overlay_and_fix_clears_it(demo, page):
+    url, src, _live = demo
+    open_page(page, url)
+    original = src.read_text(encoding="utf-8")
+    lines = original.splitlines()
+    number = lines.index("    knees: flex 100") + 1
+    edit(src, "    knees: flex 100", "    knees: flx 100")
+    overlay = page.locator("#posecode-live-overlay")
+    overlay.wait_for(state="attached", timeout=15000)
+    text = overlay.locator(".panel").inner_text()
+    assert re.search(rf"{re.escape(PAGE_SRC)}:{number}:\d+: error\[", text), text
+    assert f"{number} |     knees: flx 100" in text
+    assert "hint:" in text
+    # The page underneath still shows the last good figure.
+    assert page.locator("posecode-figure").count() >= 1
+    src.write_text(original, encoding="utf-8")
+    overlay.wait_for(state="detached", timeout=15000)
+    assert page.locator("posecode-figure").count() >= 1
