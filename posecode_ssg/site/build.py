@@ -204,21 +204,27 @@ def _humanize(name: str) -> str:
 # --------------------------------------------------------------------------- the build
 
 def build_site(config: SiteConfig, *, out_dir: Path | None = None, strict: bool | None = None,
-               progress: bool = True) -> BuildResult:
+               progress: bool = True, keep_going: bool = False) -> BuildResult:
     """Build the site described by ``config``.
 
     :param out_dir: output folder (default ``config.output_dir``).
     :param strict: fail on warnings (default ``config.strict``).
     :param progress: show a tqdm progress bar on long builds (on stderr).
-    :returns: a :class:`BuildResult`; the output folder is replaced only when
-        the build has no errors (and, with ``strict``, no warnings).
+    :param keep_going: write the site even when there are errors (the dev
+        server's mode): pages render with their error boxes, broken links
+        stay as written, and the page cache is not updated.
+    :returns: a :class:`BuildResult`; without ``keep_going`` the output
+        folder is replaced only when the build has no errors (and, with
+        ``strict``, no warnings).
     :raises BuildError: the output folder cannot be created or swapped.
     """
-    return _Build(config, out_dir, strict, progress).run()
+    return _Build(config, out_dir, strict, progress, keep_going).run()
 
 
 class _Build:
-    def __init__(self, config: SiteConfig, out_dir: Path | None, strict: bool | None, progress: bool):
+    def __init__(self, config: SiteConfig, out_dir: Path | None, strict: bool | None, progress: bool,
+                 keep_going: bool = False):
+        self.keep_going = keep_going
         self.config = config
         self.out = Path(out_dir or config.output_dir).resolve()
         self.strict = config.strict if strict is None else bool(strict)
@@ -280,15 +286,16 @@ class _Build:
         context = _sha(json.dumps([fingerprint, sorted(self.hashes), sorted(self.static), index_hashes]).encode())
         result.timings["scan"] = time.perf_counter() - self.started
         self._make_pages(context, old_pages, old_outputs)
-        if result.errors or (self.strict and result.warnings):
+        if (result.errors or (self.strict and result.warnings)) and not self.keep_going:
             return
         self._lap("prepare", self._prepare_site)
         self._lap("render pages", lambda: self._render_pages(self.to_render, self.show))
         self._lap("render site", self._render_site)
-        if result.errors:
+        if result.errors and not self.keep_going:
             return
         self._lap("write", self._write)
-        self._lap("manifest", lambda: self._save_manifest(fingerprint, inputs))
+        if not result.errors:
+            self._lap("manifest", lambda: self._save_manifest(fingerprint, inputs))
 
     def _lap(self, name: str, step) -> None:
         start = time.perf_counter()

@@ -275,3 +275,18 @@ def test_missing_anchor_is_a_warning(make_site):
     result, config = make_site(files)
     (path, diag), = result.warnings
     assert diag.code == "broken-anchor" and path.name == "squat.md" and diag.hint == "did you mean '#steps'?"
+
+
+def test_keep_going_writes_pages_with_error_boxes(make_site):
+    """The dev server's mode: errors are reported, the site is still written, the bad block shows its error."""
+    files = dict(LIBRARY)
+    files["strength/squat.md"] = page("Squat", "See [gone](gone.md).", block=SQUAT.replace("flex 70", "flx 70"))
+    result, config = make_site(files, keep_going=True)
+    codes = sorted(d.code for _p, d in result.errors)
+    assert "broken-link" in codes and len(codes) == 2 and result.written
+    html = read(config.output_dir, "strength/squat/index.html")
+    assert 'class="posecode-error"' in html and "flx" in html and 'href="gone.md"' in html
+    assert (config.output_dir / "posture/nod/index.html").is_file()
+    # the next normal build still fails and leaves that output alone
+    again = build_site(config, progress=False)
+    assert again.errors and not again.written
