@@ -196,3 +196,10 @@ def test_demo_library_builds_without_errors_or_warnings(tmp_path):
     assert [f"{p}: {d.code} {d.message}" for p, d in result.errors] == []
     assert [f"{p}: {d.code} {d.message}" for p, d in result.warnings] == []
     assert len(result.pages) >= len(EXERCISE_PAGES) and result.figures == len(DOCUMENTS)
+
+
+@pytest.mark.parametrize("section", SECTIONS)
+def test_section_index_links_every_page_of_its_section(section):
+    index = (CONTENT / section / "_index.md").read_text(encoding="utf-8")
+    pages = sorted(p.name for p in (CONTENT / section).glob("*.md") if p.name != "_index.md")
+    assert [name for name in pages if f"]({name})" not in index] == []
