@@ -99,6 +99,12 @@ class MotionProgram:
     duration: float
     _solution: Any = None
 
+    def base_root(self) -> np.ndarray:
+        """Root position (m) of the composed start pose after the bounding-box drop (the lowest
+        mesh point on y = 0) for this program's avatar."""
+        from .solve import grounded_start_root   # local import: solve depends on this module's users
+        return grounded_start_root(self.start_pose, self.avatar, self.base_euler)
+
     @property
     def tilted_base(self) -> bool:
         """True when the start pose is lying or seated (plank, supine, prone, seated)."""
@@ -108,7 +114,10 @@ class MotionProgram:
         """The compact motion JSON (``posecode-motion/1``), see docs/motion-json.md and
         motion.schema.json. Bones at identity are left out of ``base``; each phase's ``q`` holds
         only bones whose rounded quaternion changed since the previous keyframe; empty contact
-        lists and un-authored ``turn`` / ``tr`` are left out."""
+        lists and un-authored ``turn`` / ``tr`` are left out. ``root`` (the grounded root of the
+        composed start pose) is written only when it differs from ``rig.json``'s
+        ``startPoses[pose].groundedRoot[avatar]`` (start-pose overrides that change the lowest
+        point)."""
         out: dict[str, Any] = {
             "format": FORMAT, "name": self.name, "kind": self.kind, "avatar": self.avatar,
             "props": list(self.props), "repeat": self.repeat, "startPose": self.start_pose,
@@ -123,6 +132,11 @@ class MotionProgram:
             if rq != [0, 0, 0, 1]:
                 base[b] = rq
         out["base"] = base
+        root = self.base_root()
+        from .solve import grounded_start_root
+        builtin = grounded_start_root(self.start_pose, self.avatar)
+        if float(np.max(np.abs(root - builtin))) > 5e-4:
+            out["root"] = [_num(c) for c in root]
         phases = []
         for kf in self.keyframes:
             q = {}

@@ -217,3 +217,29 @@ def test_avatar_choice():
     assert compile_ir(ir, avatar="avatar3").avatar == "avatar3"
     ir.avatar = "avatar2"
     assert compile_ir(ir, avatar="avatar3").avatar == "avatar2"   # the document wins
+
+
+def test_root_is_emitted_only_when_overrides_move_the_lowest_point():
+    squat_start = compile_source("""
+        posecode exercise "Squat start"
+          rig humanoid
+          pose start = standing:
+            knees: flex 60
+            hips: flex 60
+          step "Up" 1s settle:
+            knees: flex 0
+            hips: flex 0
+    """)
+    j = squat_start.to_json()
+    # thigh 60° forward, shin 0° net: the hip drops by 0.45 (1 − cos 60°) = 0.225 m; the root is
+    # grounded 0.032 above the floor when standing, so it ends 0.193 m below it
+    assert j["root"] == [0, pytest.approx(0.032 - 0.225, abs=1e-3), 0]
+    arms_only = compile_source("""
+        posecode exercise "Arms start"
+          rig humanoid
+          pose start = standing:
+            shoulders: abduct 70
+          step "Down" 1s settle:
+            shoulders: abduct 0
+    """)
+    assert "root" not in arms_only.to_json()
