@@ -20,7 +20,6 @@ EXTRA_CODES = {
     "rom-clamp": "warning: an authored angle was clamped into the joint's range of motion",
     "legacy-easing": "hint: a v0.1 easing name (ease-in/ease-out/ease-in-out) was used",
     "axial-rotate": "hint: rotate-in/rotate-out on spine, chest, neck or head",
-    "unknown-directive": "error: a top-level line that starts with no known directive",
     "unexpected-line": "error: a line the grammar could not read at all",
     "internal-error": "error: a bug in the parser (reported instead of a traceback)",
     "unreadable-file": "error (check): a file that cannot be read or is not UTF-8",
@@ -40,7 +39,7 @@ CODE_STAGE = {
         "unknown-start-pose", "duplicate-start-pose", "bad-pose", "bad-repeat",
         "unknown-timing-mode", "bad-step-header", "outside-step", "bad-cue", "bad-ground-lock",
         "unknown-ground-lock-effector", "empty-ground-lock", "bad-reach", "bad-pin", "bad-grip",
-        "bad-turn", "bad-travel", "bad-joint-target", "bad-hold", "unknown-directive",
+        "bad-turn", "bad-travel", "bad-joint-target", "bad-hold",
     )},
     **{code: "schema" for code in ("no-steps", "non-positive-duration", "empty-name")},
     **{code: "resolve" for code in (

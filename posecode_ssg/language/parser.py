@@ -94,7 +94,12 @@ _USAGE_HINT = {
     "hold": "write `<joint>: hold neutral` with nothing after it",
 }
 
-_HEAD_RE = re.compile(r"[ \t]*([A-Za-z_][A-Za-z0-9_\-]*)[ \t]*(:)?")
+#: Whitespace inside a line (JavaScript's ``\s`` without LF, as the reference tokenizer reads it):
+#: it separates tokens and counts as indentation, one character each; it never ends a line.
+SPACE = " \t\r\f\v\u00a0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) \
+    + "\u2028\u2029\u202f\u205f\u3000\ufeff"
+_SP = "[" + re.escape(SPACE) + "]"
+_HEAD_RE = re.compile(_SP + r"*([A-Za-z_][A-Za-z0-9_\-]*)" + _SP + "*(:)?")
 _START_POSE_PHASE = "start pose"
 
 
@@ -157,13 +162,10 @@ def _fmt(v: float) -> str:
     return str(int(v)) if float(v).is_integer() else repr(float(v))
 
 
-_ESCAPE = re.compile(r'\\(["\\])')
-
-
 def _unquote(tok: Token) -> str:
-    """The text of a STRING token: quotes removed, ``\\"`` and ``\\\\`` unescaped (any other
-    backslash stays as written)."""
-    return _ESCAPE.sub(r"\1", str(tok)[1:-1])
+    """The text of a STRING token: the characters between the quotes, as written (a string runs
+    to the next ``"`` on the same line; there are no escapes, as in the reference tokenizer)."""
+    return str(tok)[1:-1]
 
 
 def _char_name(ch: str) -> str:
@@ -219,11 +221,11 @@ class _Parser:
     def statements(self) -> list[_Stmt]:
         out: list[_Stmt] = []
         for idx, raw in enumerate(self.lines):
-            stripped = raw.strip(" \t")
+            stripped = raw.strip(SPACE)
             if not stripped or stripped[0] == "#" or stripped.startswith("//"):
                 continue
             lineno = idx + 1
-            indent = len(raw) - len(raw.lstrip(" \t"))
+            indent = len(raw) - len(raw.lstrip(SPACE))
             m = _HEAD_RE.match(raw)
             head = m.group(1) if m else ""
             if head not in _KEYWORDS and head.lower() in _KEYWORDS:
@@ -274,7 +276,7 @@ class _Parser:
     def _syntax_error(self, lineno: int, raw: str, head: str, e: UnexpectedInput):
         key = head
         if head == "joint":
-            if re.match(r"[ \t]*[A-Za-z_][\w\-]*[ \t]*:[ \t]*hold\b", raw):
+            if re.match(_SP + r"*[A-Za-z_][\w\-]*" + _SP + "*:" + _SP + r"*hold\b", raw):
                 key = "hold"
         elif head.startswith("?"):
             key = "joint"
@@ -290,7 +292,7 @@ class _Parser:
             # the same line is an unknown directive at top level and a malformed joint target
             # inside a step: the block pass decides (see ``pending``)
             word = head[1:]
-            col = len(raw) - len(raw.lstrip(" \t")) + 1
+            col = len(raw) - len(raw.lstrip(SPACE)) + 1
             if word in V.JOINT_NAMES:
                 return (code, col, msg, f"put a `:` after `{word}`, e.g. `{word}: flex 40`")
             return (code, col, f"{msg}; `{word}` is not a joint name or directive",
@@ -358,10 +360,12 @@ class _Parser:
             # a step child or start-pose override (or an unknown line)
             if block is None:
                 if st.pending is not None:
-                    self.err("unknown-directive", st.line, st.col,
-                             f"unknown directive `{head[1:]}`",
-                             did_you_mean(head[1:], _KEYWORDS)
-                             or "top-level directives: " + ", ".join(_TOP_LEVEL))
+                    # like the reference, a line that is no directive is read as a joint target
+                    self.err("outside-step", st.line, st.col, "joint target outside of a step",
+                             f"`{head[1:]}` is not a directive"
+                             + (f"; {did_you_mean(head[1:], _KEYWORDS)}"
+                                if did_you_mean(head[1:], _KEYWORDS) else
+                                "; top-level directives: " + ", ".join(_TOP_LEVEL)))
                 elif st.rule is not None:
                     what = "joint target" if head == "joint" else f"`{head}`"
                     self.err("outside-step", st.line, st.col, f"{what} outside of a step",

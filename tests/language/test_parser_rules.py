@@ -127,15 +127,23 @@ def test_unicode_line_separators_are_not_line_breaks():
     # inside a string U+2028/U+2029 are ordinary characters of the cue
     r = parse(doc('cue "one\u2028two\u2029three"', "knees: flex 10"))
     assert r.errors == [] and r.ir.phases[0].cue == "one\u2028two\u2029three"
-    # outside a string they are not whitespace either: the line stays one line and fails
+    # outside a string they separate tokens like a space: the line stays one line
+    r = parse(doc("knees:\u2028flex\u202910", "elbows: flex 5\u2028"))
+    assert r.errors == [] and len(r.ir.phases[0].targets) == 4
     r = parse(doc("knees: flex 10\u2028elbows: flex 5"))
-    assert codes(r) == [(3, "unexpected-character")]
-    assert "U+2028" in r.errors[0].message
+    assert codes(r) == [(3, "bad-joint-target")]
+
+
+def test_unicode_spaces_count_as_indentation_characters():
+    src = 'posecode exercise "X"\n\u00a0\u00a0step "S" 1s flow:\n\u2003\u2003\u2003\u2003knees: flex 1\n'
+    assert parse(src).errors == []
 
 
 def test_lone_cr_is_not_a_line_break():
     r = parse(doc("knees: flex 10\relbows: flex 5"))
-    assert codes(r) == [(3, "unexpected-character")]
+    assert codes(r) == [(3, "bad-joint-target")]
+    r = parse(doc("knees: flex 10") + "  step \"B\" 1s flow:\r")  # final CR without LF
+    assert r.errors == []
 
 
 def test_comments_hash_and_slashes_inline_and_whole_line():
@@ -159,9 +167,17 @@ def test_unterminated_string():
     assert "unterminated" in r.errors[0].message
 
 
-def test_string_escapes():
-    r = parse(doc(r'cue "say \"down\" slowly \\ breathe"'))
-    assert r.ir.phases[0].cue == 'say "down" slowly \\ breathe'
+def test_strings_have_no_escapes():
+    r = parse(doc(r'cue "C:\path\to"'))
+    assert r.ir.phases[0].cue == "C:\\path\\to"
+    r = parse(doc(r'cue "say \"down\""'))  # the string ends at the second quote
+    assert r.ir is None
+
+
+def test_number_forms():
+    assert targets(parse(doc("knees: flex 40.5")))["knee_left"]["euler"]["x"] == 40.5
+    for bad in ("knees: flex .5", "knees: flex 5.", "knees: flex +5"):
+        assert codes(parse(doc(bad))) == [(3, "unexpected-character")], bad
 
 
 # --------------------------------------------------------------------------- header and top level
@@ -240,7 +256,8 @@ def test_outside_step_directives():
 def test_unknown_top_level_word_gets_a_suggestion():
     src = 'posecode exercise "X"\n  repet 3\n  step "S" 1s flow:\n    knees: flex 1\n'
     r = parse(src)
-    assert codes(r) == [(2, "unknown-directive")] and "`repeat`" in r.errors[0].hint
+    # as in the reference, a line that is no directive reads as a (stray) joint target
+    assert codes(r) == [(2, "outside-step")] and "`repeat`" in r.errors[0].hint
 
 
 # ------------------------------------------------------------------------------- indentation
