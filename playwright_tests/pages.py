@@ -134,14 +134,15 @@ class RuntimeSite:
         (root / "assets" / "rig.json").write_text(json.dumps(rig_json(), separators=(",", ":")))
 
     def page(self, name: str, figures: Iterable[str], *, head: str = "", body_style: str = "",
-             between: str = "") -> str:
-        """Write ``name``.html with the given figure snippets; returns its URL."""
+             between: str = "", rig: str = "assets/rig.json") -> str:
+        """Write ``name``.html with the given figure snippets (``rig``: the rig.json URL in the
+        page's <meta name="posecode-rig">); returns its URL."""
         body = between.join(f'<section class="fig">{f}</section>' for f in figures)
         text = f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="icon" href="data:,">
-<meta name="posecode-rig" content="assets/rig.json">
+<meta name="posecode-rig" content="{html.escape(rig)}">
 <title>{html.escape(name)}</title>
 <style>body{{font:15px/1.4 "DejaVu Sans",sans-serif;margin:0 auto;max-width:1200px;padding:12px;{body_style}}}
 .grid{{display:grid;grid-template-columns:repeat(auto-fill,minmax(280px,1fr));gap:14px}}</style>

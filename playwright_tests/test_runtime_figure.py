@@ -117,6 +117,38 @@ def test_sample_shape_and_contacts(rt_page, runtime_site):
     assert any(w["code"] == "contact-residual" for w in s2["warnings"])
 
 
+def test_every_body_number_comes_from_rig_json(rt_page, runtime_site):
+    """Change the rig and the figure follows: the runtime types no bone length of its own."""
+    import copy
+    import json
+
+    from posecode_ssg.motion.rig import rig_json
+
+    rig = copy.deepcopy(rig_json())
+    av = rig["avatars"]["avatar1"]
+    for side, sign in (("left", 1), ("right", -1)):
+        av["offsets"][f"knee_{side}"] = [0.0, -0.61, 0.0]        # thigh 0.61 m instead of 0.45
+        av["offsets"][f"shoulder_{side}"] = [sign * 0.27, 0.12, 0.0]
+    (runtime_site.root / "assets" / "rig-long.json").write_text(json.dumps(rig))
+    doc = simple_motion()
+    normal = runtime_site.page("rig-normal", [figure_html("a", doc)])
+    longer = runtime_site.page("rig-long", [figure_html("a", doc)], rig="assets/rig-long.json")
+    out = []
+    for url in (normal, longer):
+        rt_page.goto(url)
+        rt_page.evaluate(READY_ALL)
+        out.append(rt_page.evaluate("() => { const el = document.getElementById('a'); el.seek(0); return el.sample(); }"))
+    a, b = out
+    thigh = [math.dist(s["bones"]["hip_left"], s["bones"]["knee_left"]) for s in (a, b)]
+    assert thigh == pytest.approx([0.45, 0.61], abs=1e-6)
+    width = [math.dist(s["bones"]["shoulder_left"], s["bones"]["shoulder_right"]) for s in (a, b)]
+    assert width == pytest.approx([0.36, 0.54], abs=1e-6)
+    # still grounded: the sole rests on the floor with either rig
+    for s in (a, b):
+        assert min(s["landmarks"]["heel_left"][1], s["landmarks"]["toe_left"][1]) == pytest.approx(0, abs=1e-6)
+    assert b["landmarks"]["head_top"][1] - a["landmarks"]["head_top"][1] == pytest.approx(0.16, abs=1e-6)
+
+
 # ---------------------------------------------------------------------------------------------
 # one renderer for many figures
 # ---------------------------------------------------------------------------------------------

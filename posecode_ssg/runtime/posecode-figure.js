@@ -59,10 +59,10 @@ const reducedMotionQuery = typeof matchMedia === "function" ? matchMedia("(prefe
 const STYLE = `
 posecode-figure{display:block}
 .pc-player{display:flex;flex-direction:column;gap:.4rem}
-.pc-view{position:relative;aspect-ratio:4/3;width:100%;max-height:80vh;overflow:hidden;border-radius:6px;background:var(--pc-view-bg,#f3f1ec);touch-action:pan-y;cursor:grab;outline-offset:2px}
+.pc-view{position:relative;aspect-ratio:4/3;width:100%;max-height:80vh;overflow:hidden;border-radius:6px;background:var(--pc-view-bg,color-mix(in srgb,currentColor 7%,transparent));touch-action:pan-y;cursor:grab;outline-offset:2px}
 .pc-view:focus-visible{outline:3px solid var(--pc-accent,#1f6feb)}
 .pc-view>canvas{position:absolute;inset:0;width:100%;height:100%;display:block}
-.pc-view>.posecode-poster{position:absolute;inset:0;margin:0;display:flex;align-items:center;justify-content:center;background:var(--pc-view-bg,#f3f1ec)}
+.pc-view>.posecode-poster{position:absolute;inset:0;margin:0;display:flex;align-items:center;justify-content:center}
 .pc-view>.posecode-poster svg{max-width:100%;max-height:100%;width:auto;height:100%}
 .pc-view[data-state=live]>.posecode-poster{display:none}
 .pc-view[data-state=poster]>canvas{visibility:hidden}
@@ -70,8 +70,8 @@ posecode-figure{display:block}
 .pc-controls button,.pc-controls select{font:inherit;min-height:2.2rem;min-width:2.2rem}
 .pc-scrub{flex:1 1 8rem;min-width:6rem}
 .pc-time,.pc-rep{font-variant-numeric:tabular-nums;white-space:nowrap}
-.pc-reset{position:absolute;top:.4rem;right:.4rem;font:inherit;min-width:2.2rem;min-height:2.2rem;border-radius:50%;border:1px solid rgba(0,0,0,.2);background:rgba(255,255,255,.85);cursor:pointer}
-.pc-rep{position:absolute;top:.5rem;left:.5rem;padding:.1em .5em;border-radius:1em;background:rgba(255,255,255,.85);font-size:.85em;pointer-events:none}
+.pc-reset{position:absolute;top:.4rem;right:.4rem;font:inherit;min-width:2.2rem;min-height:2.2rem;border-radius:50%;border:1px solid rgba(0,0,0,.25);background:rgba(255,255,255,.85);color:#1b1b1b;padding:0;cursor:pointer}
+.pc-rep{position:absolute;top:.5rem;left:.5rem;padding:.1em .5em;border-radius:1em;background:rgba(255,255,255,.85);color:#1b1b1b;font-size:.85em;pointer-events:none}
 .pc-phase-list{margin:0;padding-left:1.6em;font-size:.9em}
 .pc-phase-list li{padding:.1em .3em;border-left:3px solid transparent}
 .pc-phase-list button{font:inherit;background:none;border:0;padding:.1em 0;color:inherit;cursor:pointer;text-align:left}
@@ -465,8 +465,8 @@ export class PosecodeFigure extends HTMLElement {
     const repIdx = N > 0 ? (Math.floor(this._clock / m.duration + 1e-9) % N) + 1 : 0;
     if (force || repIdx !== this._repShown) {
       this._repShown = repIdx;
-      ui.rep.textContent = N > 0 ? `Rep ${repIdx} of ${N}` : "";
-      ui.rep.hidden = N === 0;
+      ui.rep.textContent = N > 1 ? `Rep ${repIdx} of ${N}` : "";
+      ui.rep.hidden = N <= 1;
     }
     const label = this.playing ? "Pause" : "Play";
     if (ui.play.getAttribute("aria-label") !== label) {

@@ -1,0 +1,55 @@
+"""Packaging of the browser runtime (issue 4 item 1): three.js pinned by the npm lock file, the
+hatchling hook that bundles it registered, and — once built — one self-contained bundle with
+three.js's licence travelling beside it."""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+DIST = REPO / "posecode_ssg" / "runtime" / "dist"
+
+
+def test_three_and_esbuild_are_pinned_exactly_and_locked():
+    pkg = json.loads((REPO / "package.json").read_text())
+    lock = json.loads((REPO / "package-lock.json").read_text())
+    for section, name in (("dependencies", "three"), ("devDependencies", "esbuild")):
+        spec = pkg[section][name]
+        assert re.fullmatch(r"\d+\.\d+\.\d+", spec), f"{name} must be pinned exactly, got {spec!r}"
+        assert lock["packages"][f"node_modules/{name}"]["version"] == spec
+        assert lock["packages"][f"node_modules/{name}"]["integrity"].startswith("sha512-")
+    # three >= 0.186 ships no minified build: the bundle step is what makes it small
+    assert tuple(int(x) for x in pkg["dependencies"]["three"].split(".")) >= (0, 186, 0)
+    assert "--bundle" in pkg["scripts"]["build"] and "--minify" in pkg["scripts"]["build"]
+    assert "posecode_ssg/runtime/dist/posecode-runtime.js" in pkg["scripts"]["build"]
+
+
+def test_the_build_hook_is_registered_and_its_outputs_are_ignored_by_git():
+    cfg = tomllib.loads((REPO / "pyproject.toml").read_text())
+    hook = cfg["tool"]["hatch"]["build"]["targets"]["wheel"]["hooks"]["custom"]
+    assert (REPO / hook["path"]).is_file()
+    text = (REPO / hook["path"]).read_text()
+    assert "npm" in text and '"ci"' in text and "--ignore-scripts" in text and "artifacts" in text
+    ignored = (REPO / ".gitignore").read_text().split()
+    assert "dist/" in ignored and "node_modules/" in ignored
+
+
+def test_built_bundle_is_self_contained_and_carries_the_three_licence():
+    bundle = DIST / "posecode-runtime.js"
+    if not bundle.exists():
+        pytest.skip("runtime bundle not built (pip install -e . needs Node.js/npm)")
+    js = bundle.read_text(encoding="utf-8")
+    # no bare module imports left (everything bundled) and no CDN
+    assert not re.search(r"""\bfrom\s*["'](three|\.\.?/)""", js)
+    assert not re.search(r"\bimport\s*\(", js)   # no dynamic imports either
+    for cdn in ("unpkg.com", "jsdelivr", "cdnjs", "esm.sh", "skypack"):
+        assert cdn not in js
+    assert "customElements.define(\"posecode-figure\"" in js or "customElements.define('posecode-figure'" in js
+    assert "@license" in js and "Three.js Authors" in js   # three's licence block kept at the end
+    licence = (DIST / "THREE-LICENSE.txt").read_text(encoding="utf-8")
+    assert licence.startswith("The MIT License") and "three.js authors" in licence
