@@ -422,7 +422,7 @@ class _Parser:
         overrides_block: tuple[_Stmt, list[_Stmt]] | None = None
         pose_seen = False
         steps: list[tuple[_Stmt, list[_Stmt]]] = []
-        dropped_children: list[_Stmt] = []
+        dropped_children: list[tuple[list[_Stmt], bool]] = []  # (children, of a pose block)
         dropped_steps: list[int] = []
 
         # props first: a prop may be declared after the step that uses it
@@ -447,7 +447,7 @@ class _Parser:
                                  "duplicate `pose start` declaration; a document may define "
                                  "exactly one start pose")
                     pose_seen = True
-                dropped_children.extend(children)
+                dropped_children.append((children, st.head == "pose"))
                 continue
             if r == "rig":
                 word = str(st.tokens[0])
@@ -482,7 +482,7 @@ class _Parser:
                     self.err("duplicate-start-pose", st.line, st.col,
                              "duplicate `pose start` declaration; a document may define exactly "
                              "one start pose", "merge the two declarations into one")
-                    dropped_children.extend(children)
+                    dropped_children.append((children, True))
                     continue
                 pose_seen = True
                 word = str(tok)
@@ -490,7 +490,7 @@ class _Parser:
                     self.err("unknown-start-pose", st.line, tok.column,
                              f'unknown start pose "{word}"; expected one of '
                              f'{", ".join(V.START_POSES)}', did_you_mean(word, V.START_POSES))
-                    dropped_children.extend(children)
+                    dropped_children.append((children, True))
                 else:
                     start_pose = word
                     if st.opens_block:
@@ -513,7 +513,8 @@ class _Parser:
         # children of dropped blocks are still checked, so every mistake shows up in one run
         if dropped_children:
             marks = (len(self.warnings), len(self.hints))
-            self._targets(dropped_children, "", {}, pose_block=False, dropped=True)
+            for children, of_pose in dropped_children:
+                self._targets(children, "", {}, pose_block=of_pose, dropped=True)
             del self.warnings[marks[0]:]
             del self.hints[marks[1]:]
 
