@@ -520,6 +520,13 @@ class _Build:
             kind = self.figures[pc.figures[0].meta["key"]].kind if pc and pc.figures else None
             category = taxonomy.KIND_CATEGORY.get(kind or "")
             page.meta = {"title": page.title, "equipment": list(dict.fromkeys(first["props"])) if first and first["props"] else ["none"]}
+            if pc and pc.figures:
+                fig = self.figures[pc.figures[0].meta["key"]]
+                if fig.phases:
+                    steps = len(fig.phases)
+                    seconds = sum(p["duration"] for p in fig.phases)
+                    page.meta["summary"] = (f"{(fig.kind or 'movement').capitalize()} in {steps} "
+                                            f"step{'s' if steps != 1 else ''}, {seconds:g} s a repetition.")
             if category:
                 page.meta["category"] = category
         elif "equipment" in page.meta:

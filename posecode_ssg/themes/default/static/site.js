@@ -43,7 +43,8 @@
     }
 
     function apply() {
-      var muscle = form.elements.muscle.value, equipment = form.elements.equipment.value, level = form.elements.level.value;
+      var value = function (name) { var el = form.elements[name]; return el ? el.value : ""; };
+      var muscle = value("muscle"), equipment = value("equipment"), level = value("level");
       var query = input.value.trim();
       var hits = query && index ? matches(query) : null;
       var shown = 0;

@@ -1,0 +1,78 @@
+"""The library home in real Chromium: client-side filters and the build-time search index."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+from test_build import LIBRARY
+
+CHROMIUM = next((c for c in (os.environ.get("POSECODE_CHROMIUM"), shutil.which("chromium"), "/usr/bin/chromium")
+                 if c and Path(c).exists()), None)
+
+
+@pytest.fixture
+def served_library(make_site):
+    playwright = pytest.importorskip("playwright.sync_api")
+    if CHROMIUM is None:
+        pytest.skip("no Chromium found (apt-get install chromium)")
+    result, config = make_site(LIBRARY)
+    assert result.written
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(config.output_dir))
+    handler.func.log_message = lambda *a: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM)
+        try:
+            yield browser, f"http://127.0.0.1:{server.server_port}/"
+        finally:
+            browser.close()
+            server.shutdown()
+
+
+def visible_cards(page) -> list[str]:
+    return page.eval_on_selector_all("[data-cards] > .card:not([hidden])", "els => els.map(e => e.dataset.url)")
+
+
+def test_filters_and_search(served_library):
+    browser, base = served_library
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(base)
+    assert sorted(visible_cards(page)) == ["/posture/chin/", "/posture/nod/", "/strength/squat/"]
+    page.select_option("#filter-level", "advanced")
+    assert visible_cards(page) == ["/posture/nod/"]
+    assert page.inner_text("[data-result-count]") == "1 of 3 exercises"
+    page.select_option("#filter-level", "")
+    page.select_option("#filter-muscle", "quadriceps")
+    assert visible_cards(page) == ["/strength/squat/"]
+    page.select_option("#filter-muscle", "")
+    # a cue word ("Knees over toes") is found through the search index, not the card text
+    page.fill("#library-search", "knees toes")
+    page.wait_for_function("document.querySelector('[data-result-count]').textContent.startsWith('1 of')")
+    assert visible_cards(page) == ["/strength/squat/"]
+    page.fill("#library-search", "zzzz")
+    page.wait_for_function("!document.querySelector('[data-no-results]').hidden")
+    assert visible_cards(page) == []
+    # ?q= from the header search form
+    page.goto(base + "?q=chin")
+    page.wait_for_function("document.querySelector('[data-result-count]').textContent.startsWith('1 of')")
+    assert visible_cards(page) == ["/posture/chin/"] and page.input_value("#site-search") == "chin"
+    assert errors == []
+
+
+def test_without_javascript_every_card_is_listed_and_filters_hidden(served_library):
+    browser, base = served_library
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(base)
+    assert len(visible_cards(page)) == 3
+    assert not page.is_visible("[data-library-filters]")
+    context.close()
