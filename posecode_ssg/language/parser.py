@@ -39,15 +39,21 @@ from .ir import IR, Contact, JointTarget, Phase, _num
 
 _GRAMMAR_PATH = Path(__file__).with_name("posecode.lark")
 
-#: The statement parser, built once at import (LALR + contextual lexer; ~1 ms to build).
-_LARK = Lark(
-    _GRAMMAR_PATH.read_text("utf-8"),
-    parser="lalr",
-    lexer="contextual",
-    start="line",
-    maybe_placeholders=False,
-    cache=False,
-)
+
+
+def _build_parser() -> Lark:
+    """The statement parser (LALR + contextual lexer), built once at import. lark's grammar cache
+    (a file in the temp folder) saves ~20 ms of start-up; without a writable temp folder the
+    grammar is simply compiled."""
+    options = dict(parser="lalr", lexer="contextual", start="line", maybe_placeholders=False)
+    grammar = _GRAMMAR_PATH.read_text("utf-8")
+    try:
+        return Lark(grammar, cache=True, **options)
+    except Exception:  # pragma: no cover - unwritable temp folder, stale cache
+        return Lark(grammar, cache=False, **options)
+
+
+_LARK = _build_parser()
 
 _TOP_LEVEL = ("rig", "avatar", "prop", "pose", "clip", "repeat", "step")
 _STEP_ONLY = ("ground-lock", "reach", "pin", "grip", "turn", "travel", "cue")
