@@ -9,6 +9,9 @@ Prints:
 - solve ms per figure-frame (timeline + FK + solver passes, every figure, 100 frames) and draw ms
   per figure-frame (render + copy of the figures in view while they play), for pages with 1, 20
   and 200 figures of conformance examples (1280×800 viewport, device scale 1, SwiftShader);
+- timeline continuity: the knee 0° → 40° → 90° → 0° table of kinematics-reference §5.2 (velocity
+  just before / after keyframe K1 for each mode pair; the reference jumps ×2–3) and, over every
+  conformance example, the largest angular-velocity jump at keyframes where C1 is required;
 - with --screenshots DIR: desktop (1280×800) and phone (390×844) screenshots of a page with 12
   conformance examples, posed at a fixed time.
 
@@ -33,7 +36,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "playwright_tests"))
 sys.path.insert(0, str(REPO))
 
-from pages import BUNDLE, RuntimeSite, compiled_example, example_names, figure_html  # noqa: E402
+from pages import (BUNDLE, TIMELINE_PROBE, RuntimeSite, compiled_example, euler_quat,  # noqa: E402
+                   example_names, figure_html, motion)
 
 SHOWCASE = ["squat", "deadlift", "pull-up", "cobra", "bicycle-crunch", "pirouette", "wall-sit",
             "box-step", "seated-forward-fold", "lateral-raise", "mountain-climber", "demi-plie"]
@@ -93,6 +97,32 @@ def serve(root: Path):
     return server
 
 
+def continuity(browser, site, docs) -> None:
+    page = browser.new_page()
+    page.goto(site.page("continuity", []))
+    run = lambda doc: page.evaluate(TIMELINE_PROBE, {"motion": doc, "h": 1e-5, "samples": 50})  # noqa: E731
+    print("\nTimeline continuity: knee 0 -> 40 -> 90 -> 0 deg, 1 s phases, velocity at K1 (deg/s)")
+    print(f"  {'modes':<16} {'in':>7} {'out':>7}   (reference: flow>flow 45/45, flow>settle 45/91, flow>snap 45/136,")
+    print(f"  {'':<16} {'':>7} {'':>7}    flow>drive 45/0, drive>flow 90/45, flow>linear 45/50)")
+    for m1, m2 in (("flow", "flow"), ("flow", "settle"), ("flow", "snap"), ("flow", "drive"), ("drive", "flow"), ("flow", "linear")):
+        doc = motion([{"name": "a", "d": 1, "m": m1, "q": {"knee_left": euler_quat(40)}},
+                      {"name": "b", "d": 1, "m": m2, "q": {"knee_left": euler_quat(90)}},
+                      {"name": "c", "d": 1, "m": "settle", "q": {"knee_left": euler_quat(0)}}], wrap=0)
+        k = run(doc)["keys"][1]
+        print(f"  {m1 + '>' + m2:<16} {k['vb'] * 57.29578:>7.1f} {k['va'] * 57.29578:>7.1f}")
+    worst, keys, jumps_allowed = (0.0, ""), 0, 0
+    for name, doc in docs.items():
+        for k in run(doc)["keys"]:
+            if k["inMode"] == "snap" or "linear" in (k["inMode"], k["outMode"]):
+                jumps_allowed += 1
+                continue
+            keys += 1
+            worst = max(worst, (k["jump"], f"{name} K{k['k']} {k['jumpBone']}"))
+    print(f"  {len(docs)} conformance examples: {keys} keyframes where C1 is required, largest angular-velocity"
+          f" jump {worst[0] * 57.29578:.4f} deg/s ({worst[1]}); {jumps_allowed} snap/linear keyframes exempt")
+    page.close()
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--screenshots", type=Path, help="write desktop/phone screenshots here")
@@ -113,6 +143,7 @@ def main() -> int:
                 "vertical-align:top}</style>")
         with sync_playwright() as p:
             browser = p.chromium.launch(**({"executable_path": exe} if exe else {}))
+            continuity(browser, site, docs)
             print("\nFrame cost per figure-frame, headless Chromium (SwiftShader), 1280×800")
             print(f"  {'figures':>7} {'solve ms':>9} {'draw ms':>8} {'drawn/frame':>11} {'loop fps':>8} {'WebGL contexts':>14}")
             for n in (1, 20, 200):

@@ -22,6 +22,7 @@ import math
 import pytest
 
 from conftest import needs_browser
+from pages import TIMELINE_PROBE as PROBE
 from pages import compiled_example, euler_quat, example_names, motion
 
 pytestmark = needs_browser
@@ -30,76 +31,6 @@ MODES = ("flow", "settle", "drive", "snap", "linear")
 H = 1e-5          # finite-difference step (s)
 TOL = 0.01        # rad/s: velocity agreement / rest threshold (0.57 °/s; the reference jumps ×2–3)
 
-PROBE = """
-async ({motion, h, samples}) => {
-  const mod = await import('./assets/posecode-runtime.js');
-  const rig = await (await fetch('./assets/rig.json')).json();
-  const ids = rig.bones.map(b => b.id);
-  const tl = new mod.Timeline(motion, ids);
-  const N = ids.length, D = tl.duration;
-  const qa = new Float64Array(N * 4), qb = new Float64Array(N * 4), ra = new Float64Array(3), rb = new Float64Array(3);
-  // rotation vector of conj(a)·b (body frame), radians
-  const relvec = (a, b, i) => {
-    const ax = -a[i], ay = -a[i+1], az = -a[i+2], aw = a[i+3], bx = b[i], by = b[i+1], bz = b[i+2], bw = b[i+3];
-    let x = aw*bx + ax*bw + ay*bz - az*by, y = aw*by - ax*bz + ay*bw + az*bx;
-    let z = aw*bz + ax*by - ay*bx + az*bw, w = aw*bw - ax*bx - ay*by - az*bz;
-    if (w < 0) { x = -x; y = -y; z = -z; w = -w; }
-    const s = Math.hypot(x, y, z); const f = s < 1e-12 ? 2 : 2 * Math.atan2(s, w) / s;
-    return [x * f, y * f, z * f];
-  };
-  const angle = (a, i, b, j) => {
-    const d = Math.min(1, Math.abs(a[i]*b[j] + a[i+1]*b[j+1] + a[i+2]*b[j+2] + a[i+3]*b[j+3]));
-    return 2 * Math.acos(d);
-  };
-  const vel = (t0, t1) => {
-    tl.evaluate(t0, qa, ra); tl.evaluate(t1, qb, rb);
-    const w = [];
-    for (let b = 0; b < N; b++) w.push(relvec(qa, qb, b * 4).map(c => c / (t1 - t0)));
-    let dyaw = rb[0] - ra[0];
-    dyaw -= 2 * Math.PI * Math.round(dyaw / (2 * Math.PI));   // the seam may wrap a full turn
-    return { w, root: [dyaw / (t1 - t0), (rb[1] - ra[1]) / (t1 - t0), (rb[2] - ra[2]) / (t1 - t0)] };
-  };
-  const S = tl.segmentCount, modes = tl.modes;
-  const keys = [];
-  for (let k = 0; k < tl.keyCount - 1; k++) {
-    const t = tl.times[k];
-    const before = vel(t - h, t), after = vel(t, t + h);
-    let jump = 0, vb = 0, va = 0, jumpBone = null;
-    for (let b = 0; b < N; b++) {
-      const d = Math.hypot(...before.w[b].map((c, i) => c - after.w[b][i]));
-      if (d > jump) { jump = d; jumpBone = ids[b]; }
-      vb = Math.max(vb, Math.hypot(...before.w[b])); va = Math.max(va, Math.hypot(...after.w[b]));
-    }
-    const rootJump = Math.max(...before.root.map((c, i) => Math.abs(c - after.root[i])));
-    const rootBefore = Math.max(...before.root.map(Math.abs)), rootAfter = Math.max(...after.root.map(Math.abs));
-    keys.push({ k, t, inMode: modes[(k - 1 + S) % S], outMode: modes[k], jump, jumpBone, vb, va, rootJump, rootBefore, rootAfter });
-  }
-  // overshoot: per segment and bone, distance to either end never exceeds the keyframe gap
-  let worstLens = 0, worstLensAt = null, nonMonotone = 0;
-  const K = tl.keyCount, kq = tl.keyQ, q = new Float64Array(N * 4), r = new Float64Array(3);
-  for (let s = 0; s < S; s++) {
-    const t0 = tl.times[s], dt = tl.times[s + 1] - t0;
-    const prevAngle = new Float64Array(N);
-    for (let i = 1; i < samples; i++) {
-      tl.evaluate(t0 + dt * i / samples, q, r);
-      for (let b = 0; b < N; b++) {
-        const o0 = (b * K + s) * 4, o1 = o0 + 4;
-        const gap = angle(kq, o0, kq, o1);
-        const ex = Math.max(angle(q, b * 4, kq, o0), angle(q, b * 4, kq, o1)) - gap;
-        if (ex > worstLens) { worstLens = ex; worstLensAt = [s, ids[b], i / samples]; }
-        const a0 = angle(q, b * 4, kq, o0);
-        if (a0 < prevAngle[b] - 1e-9 && gap > 1e-6) nonMonotone++;
-        prevAngle[b] = a0;
-      }
-    }
-  }
-  // values at the keyframes and in the wrap
-  const poses = [];
-  for (let k = 0; k < K; k++) { tl.evaluate(tl.times[k] === D ? D - 1e-9 : tl.times[k], q, r); poses.push({ t: tl.times[k], root: Array.from(r), q: Array.from(q) }); }
-  return { keys, worstLens, worstLensAt, nonMonotone, duration: D, times: Array.from(tl.times), modes, poses,
-           keyQ: Array.from(kq), ids, phaseAt: [0, ...Array.from(tl.times)].map(t => tl.phaseAt(t)) };
-}
-"""
 
 
 @pytest.fixture
