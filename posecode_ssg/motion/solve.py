@@ -181,6 +181,7 @@ def _ccd(pose: _Pose, chain: tuple[str, ...], end_fn, target: np.ndarray, widen:
     """CCD from the authored pose and, when that stops short (a target out of reach), a second
     try with the hinge (elbow / knee) straightened and only the ball joint aiming; keeps the
     closer result. See :func:`_ccd_run`."""
+    _prebend(pose, chain, end_fn, target, widen)
     start = {j: pose.euler[j] for j in chain}
     _ccd_run(pose, chain, end_fn, target, widen)
     d1 = float(np.linalg.norm(end_fn(pose.world()) - target))
@@ -197,6 +198,31 @@ def _ccd(pose: _Pose, chain: tuple[str, ...], end_fn, target: np.ndarray, widen:
     if float(np.linalg.norm(end_fn(pose.world()) - target)) > d1:
         for j in chain:
             pose.set_euler(j, first[j])
+
+
+def _prebend(pose: _Pose, chain: tuple[str, ...], end_fn, target: np.ndarray, widen: dict) -> None:
+    """Break CCD's straight-limb singularity: when the target is nearer the chain's root joint
+    than the end point and the hinge is straighter than the law of cosines says it must be
+    (d² = a² + b² + 2ab·cos θ), bend the hinge (knee +x, elbow −x) to that angle, inside its box,
+    and aim the limb from its root joint."""
+    if len(chain) != 2 or not chain[1].startswith(("elbow", "knee")):
+        return
+    w = pose.world()
+    root, hinge = w.pos[chain[0]], w.pos[chain[1]]
+    a = float(np.linalg.norm(hinge - root))
+    b = float(np.linalg.norm(end_fn(w) - hinge))
+    d = float(np.linalg.norm(target - root))
+    if a < 1e-6 or b < 1e-6 or d >= float(np.linalg.norm(end_fn(w) - root)) - 1e-3:
+        return
+    c = (d * d - a * a - b * b) / (2 * a * b)
+    theta = math.degrees(math.acos(float(np.clip(c, -1.0, 1.0))))
+    sign = 1.0 if chain[1].startswith("knee") else -1.0
+    e = pose.euler[chain[1]]
+    if abs(e[0]) < theta and e[0] * sign >= -1e-9:
+        pose.set_euler(chain[1], _clamp_box(chain[1], (sign * theta, e[1], e[2]), widen.get(chain[1])))
+        # then aim the whole bent limb from its root joint (a distal-first CCD pass would
+        # straighten the hinge again)
+        _ccd_run(pose, chain[:1], end_fn, target, widen)
 
 
 def _ccd_run(pose: _Pose, chain: tuple[str, ...], end_fn, target: np.ndarray, widen: dict) -> None:
