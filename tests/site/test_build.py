@@ -290,3 +290,27 @@ def test_keep_going_writes_pages_with_error_boxes(make_site):
     # the next normal build still fails and leaves that output alone
     again = build_site(config, progress=False)
     assert again.errors and not again.written
+
+
+def test_theme_dir_overrides_file_by_file(make_site, tmp_path):
+    over = tmp_path / "over"
+    write_tree(over, {"partials/meta.html": '<p class="custom-meta">{{ page.level_label }}</p>\n',
+                      "static/style.css": "body { color: rebeccapurple; }\n"})
+    result, config = make_site(LIBRARY, toml='theme_dir = "over"\n')
+    assert result.written
+    squat = read(config.output_dir, "strength/squat/index.html")
+    assert '<p class="custom-meta">Beginner</p>' in squat and 'class="page-meta"' not in squat
+    css = re.search(r'href="/(assets/style\.[0-9a-f]{10}\.css)"', squat).group(1)
+    assert read(config.output_dir, css) == "body { color: rebeccapurple; }\n"
+    assert re.search(r'src="/assets/site\.[0-9a-f]{10}\.js"', squat)  # not overridden: the default's
+
+
+def test_default_avatar_and_view(make_site):
+    files = {"a.md": "```posecode\n" + SQUAT + "```\n\n```posecode\n" +
+                     SQUAT.replace("rig humanoid\n", "rig humanoid\n  avatar avatar3\n") + "```\n"}
+    result, config = make_site(files, toml='default_avatar = "avatar2"\ndefault_view = "front"\nautoplay = false\n')
+    html = read(config.output_dir, "a/index.html")
+    data = [json.loads(m) for m in re.findall(r'<script type="application/json">(.*?)</script>', html, re.S)]
+    assert [d["avatar"] for d in data] == ["avatar2", "avatar3"]
+    assert [f.get("data-view") for f in figures(html)] == ["front", "front"]
+    assert all("autoplay" not in f for f in figures(html))

@@ -78,6 +78,7 @@
       if (input.value.trim() && !index) loadIndex().then(apply); else apply();
     });
     form.addEventListener("change", apply);
+    form.addEventListener("submit", function (event) { event.preventDefault(); apply(); });
     form.addEventListener("reset", function () { setTimeout(apply, 0); });
     var params = new URLSearchParams(window.location.search);
     if (params.get("q")) {
