@@ -4,8 +4,9 @@ Pipeline (spec ../shared/seeds/000_87ff9483bb3193ea.txt §1–§5, §7; referenc
 in ../shared/conformance/README.md):
 
 1. **Lines.** A leading byte order mark is dropped; lines split on LF with an optional CR before
-   it and on nothing else (U+2028/U+2029 are ordinary characters). Indentation is counted in
-   characters (a tab counts as one).
+   it and on nothing else. Inside a line, U+2028/U+2029 and the other Unicode spaces separate
+   tokens like a space (the reference tokenizer's ``\s``). Indentation is counted in characters
+   (a tab counts as one).
 2. **Statements.** Each non-blank line is parsed on its own by the lark LALR grammar in
    ``posecode.lark`` (start symbol ``line``), so one malformed line never hides the next:
    unreadable characters become ``unexpected-character`` errors and malformed lines a
@@ -40,7 +41,6 @@ from .ir import IR, Contact, JointTarget, Phase, _num
 _GRAMMAR_PATH = Path(__file__).with_name("posecode.lark")
 
 
-
 def _build_parser() -> Lark:
     """The statement parser (LALR + contextual lexer), built once at import. lark's grammar cache
     (a file in the temp folder) saves ~20 ms of start-up; without a writable temp folder the
@@ -58,7 +58,6 @@ _LARK = _build_parser()
 _TOP_LEVEL = ("rig", "avatar", "prop", "pose", "clip", "repeat", "step")
 _STEP_ONLY = ("ground-lock", "reach", "pin", "grip", "turn", "travel", "cue")
 _KEYWORDS = ("posecode",) + _TOP_LEVEL + _STEP_ONLY
-_CHILD_RULES = ("joint_target", "hold_target") + tuple(k.replace("-", "_") for k in _STEP_ONLY)
 
 #: Usage shown for a malformed line, by first word (messages follow error-kinds.json).
 _USAGE = {
