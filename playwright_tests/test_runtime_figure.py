@@ -191,7 +191,8 @@ def test_offscreen_figures_pause_and_closed_details_start_when_opened(rt_page, r
     spacer = '<div style="height:2400px"></div>'
     figs = [figure_html("top", doc, autoplay=True),
             figure_html("far", doc, autoplay=True),
-            '<details id="d"><summary>More</summary>' + figure_html("hidden", doc, autoplay=True) + "</details>"]
+            '<details id="d"><summary>More</summary>' + figure_html("hidden", doc, autoplay=True) + "</details>"
+            + '<div id="tab" hidden>' + figure_html("tabbed", doc, autoplay=True) + "</div>"]
     url = runtime_site.page("offscreen", figs, between=spacer)
     rt_page.goto(url)
     rt_page.evaluate(READY_ALL)
@@ -208,6 +209,13 @@ def test_offscreen_figures_pause_and_closed_details_start_when_opened(rt_page, r
     assert after[0] == rt_page.evaluate("document.getElementById('top').drawCount")  # top now paused
     size = rt_page.evaluate("(() => { const c = document.getElementById('hidden').canvas; return [c.width, c.height]; })()")
     assert size[0] > 100 and size[1] > 100
+    # a figure in a hidden tab panel starts when the panel is shown
+    assert rt_page.evaluate("document.getElementById('tabbed').drawCount") == 0
+    rt_page.evaluate("document.getElementById('tab').hidden = false; document.getElementById('tab').scrollIntoView()")
+    for _ in range(6):
+        rt_page.evaluate("posecode.frame()")
+    assert rt_page.evaluate("document.getElementById('tabbed').drawCount") > 0
+    assert rt_page.evaluate("document.getElementById('tabbed').canvas.width") > 100
     assert not rt_page.problems
 
 

@@ -5,7 +5,8 @@
  * In a floor-bound segment (no grip, no pin to a non-floor anchor) the figure is moved vertically
  * so its lowest mesh point (capsules, ellipsoids, soles: Skeleton#measureLowest) lies on y = 0,
  * both ways (a squat lowers the body, a lift raises it). Hanging segments keep the root where the
- * timeline put it; the grip and pin passes place them.
+ * timeline put it (the grip and pin passes place them) but are lifted if they would sink below the
+ * floor, as the build-time solve's floor clamp does (posecode_ssg/motion/solve.py).
  * @module solvers/grounding
  */
 
@@ -14,6 +15,7 @@ export const grounding = {
   /** @param {{skeleton: import("../skeleton.js").Skeleton, floorBound: boolean}} ctx */
   run(ctx) {
     const low = ctx.skeleton.measureLowest();
-    if (ctx.floorBound && Number.isFinite(low)) ctx.skeleton.translate(0, -low, 0);
+    // floor-bound: touch the floor both ways; hanging: only never sink below it
+    if (Number.isFinite(low) && (ctx.floorBound || low < 0)) ctx.skeleton.translate(0, -low, 0);
   },
 };
