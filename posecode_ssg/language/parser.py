@@ -5,7 +5,7 @@ in ../shared/conformance/README.md):
 
 1. **Lines.** A leading byte order mark is dropped; lines split on LF with an optional CR before
    it and on nothing else. Inside a line, U+2028/U+2029 and the other Unicode spaces separate
-   tokens like a space (the reference tokenizer's ``\s``). Indentation is counted in characters
+   tokens like a space (the reference tokenizer's whitespace class). Indentation is counted in characters
    (a tab counts as one).
 2. **Statements.** Each non-blank line is parsed on its own by the lark LALR grammar in
    ``posecode.lark`` (start symbol ``line``), so one malformed line never hides the next:
