@@ -354,7 +354,7 @@ def render_poster(program, *, flip: bool = False, view: str | None = None,
     desc = f"{name}: {view} view, {label}"
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="pc-poster" role="img" '
-        f'aria-labelledby="{uid}-t" viewBox="{_f(bx)} {_f(-(by + bh))} {_f(bw)} {_f(bh)}" '
+        f'aria-labelledby="{uid}-t" aria-label="{escape(desc)}" viewBox="{_f(bx)} {_f(-(by + bh))} {_f(bw)} {_f(bh)}" '
         f'width="{_f(bw)}" height="{_f(bh)}">',
         f'<title id="{uid}-t">{escape(desc)}</title>',
         f"<style>{_STYLE}</style>",
@@ -384,12 +384,13 @@ def render_phase_strip(program, *, flip: bool = False, view: str | None = None,
     ch = y1 - y0 + 0.5
     width = cw * len(cells)
     uid = _uid(program.name, "strip", view, flip)
+    desc = f"{program.name}: phases {', '.join(label for _, label in cells)}"
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="pc-strip" role="img" '
-        f'aria-labelledby="{uid}-t" viewBox="0 {_f(-(y0 + ch - 0.3))} {_f(width)} {_f(ch)}" '
+        f'aria-labelledby="{uid}-t" aria-label="{escape(desc)}" '
+        f'viewBox="0 {_f(-(y0 + ch - 0.3))} {_f(width)} {_f(ch)}" '
         f'width="{_f(width)}" height="{_f(ch)}">',
-        f'<title id="{uid}-t">{escape(program.name)}: phases '
-        f'{escape(", ".join(label for _, label in cells))}</title>',
+        f'<title id="{uid}-t">{escape(desc)}</title>',
         f"<style>{_STYLE}</style>",
     ]
     for k, (prims, label) in enumerate(cells):

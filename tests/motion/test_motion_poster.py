@@ -46,6 +46,7 @@ def test_every_example_gets_a_well_formed_poster_and_strip():
             title = root.find("s:title", NS)
             assert title is not None and program.name in title.text
             assert root.get("aria-labelledby") == title.get("id")
+            assert root.get("aria-label") == title.text
         strip = ET.fromstring(render_phase_strip(program))
         labels = [t.text for t in strip.iter("{http://www.w3.org/2000/svg}text")]
         assert labels == ["start"] + [p.name for p in program.ir.phases]
