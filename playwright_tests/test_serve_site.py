@@ -74,6 +74,10 @@ def test_figure_edit_swaps_motion_in_place(demo, page):
     first = "document.querySelector('posecode-figure')"
     page.evaluate(f"window.scrollTo(0, 300); window.__sameDocument = true; "
                   f"window.__el = {first}")
+    page.evaluate(f"{first}.ready")
+    # The author paused the figure at t = 1.0 s: it stays paused there.
+    page.evaluate(f"{first}.seek(1.0)")
+    assert page.evaluate(f"{first}.playing") is False
     before = page.evaluate(f"{first}.querySelector('script[type=\"application/json\"]').textContent")
     edit(src, "    knees: flex 100", "    knees: flex 95")
     page.wait_for_function(
@@ -86,6 +90,14 @@ def test_figure_edit_swaps_motion_in_place(demo, page):
     assert action == "figures"
     assert page.evaluate(f"window.__el === {first}")  # the same element, updated
     assert page.evaluate("window.scrollY") == 300
+    assert page.evaluate(f"{first}.playing") is False
+    assert page.evaluate(f"{first}.sample().t") == pytest.approx(1.0, abs=1e-6)
+    # The element now holds the new motion: the knees bend to 95 degrees.
+    motion = page.evaluate(f"JSON.parse({first}.querySelector('script[type=\"application/json\"]')"
+                           ".textContent)")
+    quat = motion["phases"][0]["q"]["knee_left"]
+    import math
+    assert math.degrees(2 * math.acos(min(1.0, abs(quat[3])))) == pytest.approx(95, abs=0.5)
 
 
 def test_broken_document_shows_overlay_and_fix_clears_it(demo, page):

@@ -70,13 +70,35 @@
   }
 
   // ---- in-place figure swap ----------------------------------------------
-  // The runtime's <posecode-figure> reads its motion from an inline
-  // <script type="application/json"> child (or a src attribute). We replace
-  // that data and the static fallbacks (poster, phase list), then ask the
-  // element to reload: its load(motion) method when it has one, else a
+  // The runtime's <posecode-figure> (posecode_ssg/runtime/posecode-figure.js)
+  // reads its motion from an inline <script type="application/json"> child
+  // (or a src attribute) and offers `load(motion)`: validate, rebuild the
+  // player, keep the element; it resolves to false after showing an error in
+  // place. We replace the data and the static fallbacks (poster, phase list),
+  // call load(), then put back the play state and time the author had (load
+  // resets them to the autoplay default). An element without load() gets a
   // cancelable "posecode:update" event it acknowledges with preventDefault().
-  // Returns false when the element cannot update itself (the page reloads).
-  function swapFigure(el, html) {
+  // Resolves to false when the element cannot update itself (page reloads).
+  function playState(el) {
+    let t = null;
+    try {
+      const sample = typeof el.sample === "function" ? el.sample() : null;
+      if (sample && Number.isFinite(sample.t)) t = sample.t;
+    } catch (_) {
+      /* no sample before ready */
+    }
+    return { playing: el.playing === true, t };
+  }
+
+  function restorePlayState(el, state) {
+    if (state.t !== null && typeof el.seek === "function" && Number.isFinite(el.duration) && el.duration > 0) {
+      el.seek(state.t % el.duration);
+    }
+    if (state.playing && typeof el.play === "function") el.play();
+    else if (!state.playing && typeof el.pause === "function") el.pause();
+  }
+
+  async function swapFigure(el, html) {
     const template = document.createElement("template");
     template.innerHTML = html.trim();
     const fresh = template.content.querySelector("posecode-figure");
@@ -87,9 +109,9 @@
       if (current && next) current.innerHTML = next.innerHTML;
     }
     let motion;
-    const nextData = fresh.querySelector('script[type="application/json"]');
+    const nextData = fresh.querySelector(':scope > script[type="application/json"]');
     if (nextData) {
-      const data = el.querySelector('script[type="application/json"]');
+      const data = el.querySelector(':scope > script[type="application/json"]');
       if (data) data.textContent = nextData.textContent;
       else el.prepend(nextData.cloneNode(true));
       try {
@@ -103,9 +125,11 @@
       if (src === null) el.removeAttribute("src");
       else el.setAttribute("src", src);
     }
-    if (typeof el.load === "function") {
-      el.load(motion);
-      return true;
+    if (typeof el.load === "function" && motion !== undefined) {
+      const state = playState(el);
+      const ok = await el.load(motion);
+      if (ok !== false) restorePlayState(el, state);
+      return true; // on false the element shows the problem in place itself
     }
     const event = new CustomEvent("posecode:update", { detail: { motion }, cancelable: true, bubbles: false });
     el.dispatchEvent(event);
@@ -113,15 +137,13 @@
   }
 
   async function swapFigures(list) {
-    const ready = [];
     for (const item of list) {
       const el = document.getElementById(item.id);
-      if (!el || el.localName !== "posecode-figure" || !swapFigure(el, item.html)) return false;
-      if (el.ready && typeof el.ready.then === "function") ready.push(el.ready);
+      if (!el || el.localName !== "posecode-figure") return false;
+      // Bounded: a runtime that never settles must not hold the page hostage.
+      const done = await Promise.race([swapFigure(el, item.html), new Promise((r) => setTimeout(() => r(false), 5000))]);
+      if (!done) return false;
     }
-    // Count the update as applied once the figures have taken the new motion
-    // (bounded: a runtime that never settles must not hold the bookkeeping).
-    await Promise.race([Promise.allSettled(ready), new Promise((r) => setTimeout(r, 2000))]);
     return true;
   }
 

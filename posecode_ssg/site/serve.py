@@ -449,7 +449,11 @@ def diff_snapshots(old: Snapshot, new: Snapshot) -> SiteChanges:
                 changes.figures[rel] = swaps
             else:
                 changes.pages.append(rel)
-        elif suffix in SHARED_ASSET_SUFFIXES or name in SHARED_DATA_NAMES:
+        elif (suffix in SHARED_ASSET_SUFFIXES or name in SHARED_DATA_NAMES) and rel in old.digests \
+                and rel in new.digests:
+            # An asset changed under the same name: any page may use it.
+            # (Added or removed files, such as content-hashed assets, only
+            # matter to pages that name them, and those pages changed too.)
             changes.reload_all = True
         # Other data (search index, sitemap, feeds) is fetched fresh when used.
     return changes

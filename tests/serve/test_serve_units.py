@@ -91,6 +91,12 @@ def test_diff_data_files_alone_reload_nothing():
     assert diff_snapshots(old, new).empty
 
 
+def test_diff_new_hashed_asset_alone_reloads_nothing():
+    old = snap({"a.html": page("a"), "assets/posters/1111.svg": "<svg/>"})
+    new = snap({"a.html": page("a"), "assets/posters/2222.svg": "<svg>x</svg>"})
+    assert diff_snapshots(old, new).empty
+
+
 def test_diff_rig_change_reloads_every_tab():
     changes = diff_snapshots(snap({"rig.json": "1"}), snap({"rig.json": "2"}))
     assert changes.reload_all
