@@ -63,3 +63,23 @@ def test_front_matter_is_not_content_and_lines_stay_absolute():
     (block,) = extract_posecode_blocks(md)
     assert block.fence_line == 8 and block.first_line == 9
     assert parse(block.source).ir.name == "F"
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_PIECES = ["```posecode\n", "~~~posecode\n", "````posecode\n", "```\n", "~~~\n", "````\n",
+           "> ", "- ", "1. ", "   ", "\t", "\n", "posecode exercise \"X\"\n", "  step \"a\" 1s flow:\n",
+           "    knees: flex 1\n", "text\n", "---\n", "title: x\n", "\ufeff", "\r\n", "```{.posecode}\n"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=40).map("".join))
+def test_fence_extraction_never_raises_and_lines_stay_in_the_file(md):
+    n_lines = md.replace("\r\n", "\n").count("\n") + 1
+    for block in extract_posecode_blocks(md):
+        assert 1 <= block.fence_line < block.first_line <= n_lines + 1
+        body_lines = block.source.split("\n")
+        for k in range(1, len(body_lines)):
+            line, col = block.file_position(k, 1)
+            assert line == block.first_line + k - 1 and col >= 1
