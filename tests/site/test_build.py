@@ -314,3 +314,19 @@ def test_default_avatar_and_view(make_site):
     assert [d["avatar"] for d in data] == ["avatar2", "avatar3"]
     assert [f.get("data-view") for f in figures(html)] == ["front", "front"]
     assert all("autoplay" not in f for f in figures(html))
+
+
+def test_crlf_sources_and_unicode_paths(make_site):
+    crlf_md = ("---\r\ntitle: Crlf\r\n---\r\n\r\n# Crlf\r\n\r\n```posecode\r\n" + SQUAT.replace("\n", "\r\n")
+               + "```\r\n\r\nSee [the nod](n%C3%BCcken%20nod.posecode).\r\n")
+    files = {"crlf.md": crlf_md, "nücken nod.posecode": NOD.replace("\n", "\r\n").replace('"Nod"', '"Nücken"')}
+    result, config = make_site(files)
+    assert result.written and not result.warnings, result.warnings
+    html = read(config.output_dir, "crlf/index.html")
+    assert 'href="/n%C3%BCcken%20nod/"' in html and "\r" not in html.split("<main", 1)[1].split("</main>")[0]
+    assert [f["data-title"] for f in figures(html)] == ["Squat"]
+    assert "<h1>Nücken</h1>" in read(config.output_dir, "nücken nod/index.html")
+    bad = dict(files, **{"crlf.md": crlf_md.replace("knees: flex 80", "knees: flx 80")})
+    result, _config = make_site(bad)
+    (path, diag), = result.errors
+    assert (path.name, diag.line) == ("crlf.md", 12)
