@@ -7,6 +7,10 @@ from pathlib import Path
 
 import pytest
 
+import re
+
+from conftest import parse_html
+
 from posecode_ssg.config import load_config
 from posecode_ssg.site.build import build_site
 
@@ -26,3 +30,11 @@ def test_demo_content_builds_without_warnings(tmp_path):
     home = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
     assert home.count('class="card"') == len([p for p in result.pages if p.figures and not
                                                p.src_uri.endswith(("_index.md", "/index.md")) and p.src_uri != "index.md"])
+
+    # every page is well-formed HTML with unique ids
+    for html_file in (tmp_path / "site").rglob("*.html"):
+        text = html_file.read_text(encoding="utf-8")
+        tree = parse_html(text)
+        assert not tree.errors and not tree.stack, (html_file, tree.errors, tree.stack)
+        ids = re.findall(r'\bid="([^"]+)"', text)
+        assert len(ids) == len(set(ids)), html_file
