@@ -361,7 +361,7 @@ class _Build:
         self.page_keys: dict[str, str] = {}
         self.page_html: dict[str, bytes | Path] = {}
         by_url: dict[str, Page] = {}
-        reserved = {"tags/", "muscles/", "equipment/", "assets/", "404/"}
+        reserved = {"tags/", "muscles/", "equipment/", "assets/"}
         for uri, data in self.sources.items():
             url, dest, is_index = page_url(uri)
             page = Page(src_path=config.content_dir / uri, src_uri=uri, url=url, dest_uri=dest,
@@ -372,7 +372,7 @@ class _Build:
                             "rename one of them")
                 continue
             top = url.split("/", 1)[0] + "/" if url else ""
-            if top in reserved and not (is_index and top == "assets/"):
+            if top in reserved:
                 self._error(page.src_path, "reserved-url", f"'{uri}' would become /{url}, a URL the build "
                             f"writes itself ({', '.join(sorted(reserved))} are reserved)", "move or rename it")
                 continue

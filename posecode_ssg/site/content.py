@@ -99,11 +99,6 @@ class Page:
     links: list[Link] = field(default_factory=list)
 
     @property
-    def section(self) -> str:
-        """The first folder of the URL (``""`` for pages in the content root)."""
-        return self.url.split("/", 1)[0] if "/" in self.url.rstrip("/") or (self.is_index and self.url) else ""
-
-    @property
     def folder(self) -> str:
         """The ``src_uri`` folder (``""`` for the content root)."""
         return posixpath.dirname(self.src_uri)

@@ -170,6 +170,8 @@ class BuildReport:
     error_pages: set[str] = field(default_factory=set)
     crashed: str | None = None
     seconds: float = 0.0
+    #: Optional breakdown of ``seconds`` by build stage (seconds), when the build gives one.
+    stages: dict[str, float] = field(default_factory=dict)
 
 
 class PreviewSource(Protocol):
@@ -296,6 +298,7 @@ class ProjectSource:
             report.errors.append(problem_from_diagnostic(path, diagnostic))
         for path, diagnostic in result.warnings:
             report.warnings.append(problem_from_diagnostic(path, diagnostic))
+        report.stages = {name: float(value) for name, value in (getattr(result, "timings", None) or {}).items()}
         broken = {os.path.realpath(path) for path, _d in result.errors}
         for page in getattr(result, "pages", None) or []:
             src = getattr(page, "src_path", None)
@@ -545,6 +548,8 @@ class LiveSite:
         self._stop: asyncio.Event | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._change_seen_at: float | None = None  # epoch s of the first change not yet built
+        self._timing: dict[str, float] = {}
         self._printed_errors: list[str] = []
         self._log = log or (lambda text: print(text, flush=True))
         self.last_event: dict[str, Any] | None = None
@@ -595,6 +600,8 @@ class LiveSite:
         """Queue changed source paths for the builder (the watcher calls this;
         tests may too). The newest state of the files is what gets built."""
         self._pending.update(paths)
+        if self._change_seen_at is None:
+            self._change_seen_at = time.time()
         if self._wake is not None:
             self._wake.set()
 
@@ -629,6 +636,8 @@ class LiveSite:
                 await asyncio.sleep(min(pause, deadline - loop.time()))
             self._wake.clear()
             changed, self._pending = self._pending, set()
+            self._timing = {"changeSeenAt": _ms(self._change_seen_at), "buildStartAt": _ms(time.time())}
+            self._change_seen_at = None
             last_start = loop.time()
             started_ns = time.time_ns()
             self._idle.clear()
@@ -666,6 +675,7 @@ class LiveSite:
         """Build, then tell every tab what changed; returns False when the
         build was superseded (a newer one follows and will publish)."""
         report, snapshot = await asyncio.to_thread(self._build_in_thread, reload_config)
+        self._timing["buildEndAt"] = _ms(time.time())
         self.builds += 1
         if superseded() and report.crashed is None:
             # Tabs are told once, about the newest output, diffed against
@@ -689,6 +699,10 @@ class LiveSite:
             "crashed": report.crashed,
             "changes": changes.to_dict(),
             "seconds": round(report.seconds, 4),
+            "stages": {name: round(value, 4) for name, value in report.stages.items()},
+            # Epoch milliseconds: first change seen by the watcher, build
+            # start and end, event sent (for bench/serve.py's breakdown).
+            "timing": {**self._timing, "publishedAt": _ms(time.time())},
         }
         self.last_event = event
         for queue in list(self._subscribers):
@@ -812,6 +826,10 @@ class LiveSite:
             "crashed": self.report.crashed,
             "seconds": round(self.report.seconds, 4),
         }
+
+
+def _ms(epoch_s: float | None) -> float | None:
+    return None if epoch_s is None else round(epoch_s * 1000, 1)
 
 
 def _quiet_remaining(paths: Iterable[str], quiet_s: float) -> float:

@@ -330,3 +330,9 @@ def test_crlf_sources_and_unicode_paths(make_site):
     result, _config = make_site(bad)
     (path, diag), = result.errors
     assert (path.name, diag.line) == ("crlf.md", 12)
+
+
+def test_reserved_and_duplicate_urls_are_errors(make_site):
+    result, _config = make_site({"tags/x.md": "# X\n", "a.md": "# A\n", "a.posecode": NOD})
+    codes = sorted(d.code for _p, d in result.errors)
+    assert codes == ["duplicate-url", "reserved-url"] and not result.written
