@@ -325,6 +325,60 @@ def _face_push(pose: _Pose, props: list[str]) -> None:
                 pose.move(n * depth)
 
 
+def _owned_depth(face: dict, p: np.ndarray, r: float) -> float:
+    """Penetration depth (m) of a sphere (centre p, radius r) owned by a blocking face, else 0
+    (KR §10.1 ownership rule)."""
+    c, n = np.asarray(face["center"]), np.asarray(face["normal"])
+    u, v = np.asarray(face["u"]), np.asarray(face["v"])
+    d = float((p - c) @ n)
+    if -face["capture"] <= d < r and abs(float((p - c) @ u)) <= face["halfU"] + r \
+            and abs(float((p - c) @ v)) <= face["halfV"] + r:
+        return r - d
+    return 0.0
+
+
+def _limb_push(pose: _Pose, props: list[str], exempt: set[str]) -> None:
+    """Limb-resolving prop faces (KR §10.1, the box's near face): for each leg not exempt, sample
+    the shin at 9 points (denser than KR's 4, which can step over a box edge) plus a 6 cm
+    overhang past the ankle, and rotate the hip about (lever × normal) by
+    min(depth / lever, 6°) per step, at most 8 steps and 25° in all, clamping the hip into its box
+    (widened to the authored value)."""
+    faces = [f for p in props for f in PROP_GEOMETRY[p]["faces"] if f["resolve"] == "limb"]
+    if not faces:
+        return
+    for side in ("left", "right"):
+        if f"foot_{side}" in exempt or f"knee_{side}" in exempt:
+            continue
+        hip = f"hip_{side}"
+        widen = pose.euler[hip]
+        total = 0.0
+        for _ in range(8):
+            w = pose.world()
+            k, a = w.pos[f"knee_{side}"], w.pos[f"ankle_{side}"]
+            axis_dir = (a - k) / max(float(np.linalg.norm(a - k)), 1e-9)
+            samples = [k + t * (a - k) for t in np.linspace(0.0, 1.0, 9)] + [a + axis_dir * 0.06]
+            r = w.avatar.collision["shin"]
+            best, best_p, best_n = 0.0, None, None
+            for f in faces:
+                for q in samples:
+                    dep = _owned_depth(f, q, r)
+                    if dep > best:
+                        best, best_p, best_n = dep, q, np.asarray(f["normal"])
+            if best <= 1e-4 or total >= 25.0:
+                break
+            lever = best_p - w.pos[hip]
+            ln = float(np.linalg.norm(lever))
+            ax = np.cross(lever, best_n)
+            if ln < 1e-6 or np.linalg.norm(ax) < 1e-9:
+                break
+            step = min(math.degrees(best / ln), 6.0, 25.0 - total)
+            Rd = axis_angle_matrix(ax / np.linalg.norm(ax), math.radians(step))
+            parent_rot = w.rot[hip] @ pose.local[hip].T
+            new_local = parent_rot.T @ Rd @ parent_rot @ pose.local[hip]
+            pose.set_euler(hip, _clamp_box(hip, matrix_to_euler(new_local), widen))
+            total += step
+
+
 # ---------------------------------------------------------------------------------------------
 # the solve
 # ---------------------------------------------------------------------------------------------
@@ -564,6 +618,9 @@ def solve_keyframes(program) -> Solution:
                     if drift > float(SOLVER["plantTolerance"]):
                         res.drift.append((key, drift))
         _face_push(pose, program.props)
+        # limbs pinned, gripped or reached to a prop anchor are that phase's support: exempt
+        exempt = {c.effector for c in list(kf.pins) + list(kf.grips) + list(kf.reaches) if c.target != FLOOR}
+        _limb_push(pose, program.props, exempt)
 
         # reaches (KR §7): CCD over the limb chain, ROM-clamped every step; the root stays put
         reach_targets = []

@@ -164,3 +164,33 @@ def test_diagnostics_never_leak_into_parse():
     from posecode_ssg.language import parse
     result = parse(UNREACHABLE.lstrip("\n"))
     assert not [d for d in result.warnings + result.errors + result.hints if d.code.startswith("kinematic-")]
+
+
+def test_box_near_face_bends_the_offending_leg_clear():
+    from posecode_ssg.motion.fk import forward_kinematics
+    from posecode_ssg.motion.rig import PROP_GEOMETRY
+    from posecode_ssg.motion.solve import _owned_depth
+
+    p = compile_source("""
+        posecode exercise "Kick the box"
+          rig humanoid
+          prop box
+          pose start = standing
+          step "Kick" 1s settle:
+            hip_right: flex 40
+            ground-lock: foot_left
+    """)
+    face = PROP_GEOMETRY["box"]["faces"][0]
+    sol = solve_keyframes(p)
+
+    def depth(w):
+        k, a = w.pos["knee_right"], w.pos["ankle_right"]
+        return max(_owned_depth(face, k + t * (a - k), 0.055) for t in np.linspace(0, 1, 11))
+
+    w = sol.phases[0].world
+    before = forward_kinematics(w.avatar, p.keyframes[0].euler, w.root_pos, w.root_rot)
+    assert depth(before) > 0.05                     # the authored pose drives the shin into the box
+    assert depth(w) < depth(before) - 0.04          # the hip bent it (mostly) clear
+    hip_x = sol.phases[0].euler["hip_right"][0]
+    # the leg is swung back out through the near face (less hip flexion), at most 25°
+    assert -40.0 < hip_x <= -40.0 + 25.0 + 1e-6
