@@ -7,33 +7,11 @@ from __future__ import annotations
 
 import functools
 import http.server
-import os
-import shutil
 import threading
-from pathlib import Path
 
 import pytest
 
-from pages import RuntimeSite
-
-
-def _find_chromium() -> str | None:
-    for cand in (os.environ.get("POSECODE_CHROMIUM"), shutil.which("chromium"), "/usr/bin/chromium"):
-        if cand and Path(cand).exists():
-            return cand
-    return None
-
-
-CHROMIUM = _find_chromium()
-
-
-def _playwright_has_own_browser() -> bool:
-    root = Path(os.environ.get("PLAYWRIGHT_BROWSERS_PATH", Path.home() / ".cache" / "ms-playwright"))
-    return any(root.glob("chromium*/chrome-linux*/chrome")) or any(root.glob("chromium_headless_shell*/*/*shell"))
-
-
-HAVE_BROWSER = CHROMIUM is not None or _playwright_has_own_browser()
-needs_browser = pytest.mark.skipif(not HAVE_BROWSER, reason="no Chromium found (apt-get install chromium)")
+from .pages import CHROMIUM, QuietHandler, RuntimeSite
 
 
 @pytest.fixture(scope="session")
@@ -44,16 +22,11 @@ def browser_type_launch_args(browser_type_launch_args):
     return {**browser_type_launch_args, "executable_path": CHROMIUM}
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):  # keep pytest output clean
-        pass
-
-
 @pytest.fixture(scope="session")
 def runtime_site(tmp_path_factory):
     """A :class:`RuntimeSite` served from 127.0.0.1 for the whole session."""
     root = tmp_path_factory.mktemp("runtime-site")
-    handler = functools.partial(_QuietHandler, directory=str(root))
+    handler = functools.partial(QuietHandler, directory=str(root))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

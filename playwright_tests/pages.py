@@ -10,6 +10,7 @@ test directly (:func:`motion`), which keeps the timeline tests independent of th
 from __future__ import annotations
 
 import html
+import http.server
 import json
 import math
 import os
@@ -117,6 +118,46 @@ POSTER = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100" role="i
           '<title>poster</title><rect width="100" height="100" fill="#eee"/>'
           '<circle cx="50" cy="20" r="8" fill="#555"/><line x1="50" y1="28" x2="50" y2="65" '
           'stroke="#555" stroke-width="6"/></svg>')
+
+
+def find_chromium() -> str | None:
+    """Debian's Chromium (or $POSECODE_CHROMIUM); None when absent."""
+    for cand in (os.environ.get("POSECODE_CHROMIUM"), shutil.which("chromium"), "/usr/bin/chromium"):
+        if cand and Path(cand).exists():
+            return cand
+    return None
+
+
+def playwright_has_own_browser() -> bool:
+    """True when Playwright's own Chromium download is installed."""
+    root = Path(os.environ.get("PLAYWRIGHT_BROWSERS_PATH", Path.home() / ".cache" / "ms-playwright"))
+    return any(root.glob("chromium*/chrome-linux*/chrome")) or any(root.glob("chromium_headless_shell*/*/*shell"))
+
+
+CHROMIUM = find_chromium()
+HAVE_BROWSER = CHROMIUM is not None or playwright_has_own_browser()
+#: mark for tests that need a browser: they skip, not fail, without one
+needs_browser = pytest.mark.skipif(not HAVE_BROWSER, reason="no Chromium found (apt-get install chromium)")
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """Static file handler that does not log every request."""
+
+    def log_message(self, *args):
+        pass
+
+
+#: init script counting the WebGL contexts a page creates (window.__webgl)
+COUNT_CONTEXTS = """
+window.__webgl = 0;
+const orig = HTMLCanvasElement.prototype.getContext;
+HTMLCanvasElement.prototype.getContext = function (kind, ...rest) {
+  const had = this.__pcCtx;
+  const ctx = orig.call(this, kind, ...rest);
+  if (ctx && !had && /webgl/.test(kind)) { window.__webgl++; this.__pcCtx = true; }
+  return ctx;
+};
+"""
 
 
 class RuntimeSite:

@@ -9,21 +9,11 @@ import math
 
 import pytest
 
-from conftest import needs_browser
-from pages import POSTER, compiled_example, euler_quat, example_names, figure_html, motion
+from .pages import (COUNT_CONTEXTS, POSTER, compiled_example, euler_quat, example_names, figure_html,
+                    motion, needs_browser)
 
 pytestmark = needs_browser
 
-COUNT_CONTEXTS = """
-window.__webgl = 0;
-const orig = HTMLCanvasElement.prototype.getContext;
-HTMLCanvasElement.prototype.getContext = function (kind, ...rest) {
-  const had = this.__pcCtx;
-  const ctx = orig.call(this, kind, ...rest);
-  if (ctx && !had && /webgl/.test(kind)) { window.__webgl++; this.__pcCtx = true; }
-  return ctx;
-};
-"""
 
 READY_ALL = "Promise.all(posecode.figures.map(f => f.ready))"
 
@@ -52,7 +42,7 @@ def test_sample_at_phase_ends_matches_the_numpy_keyframe_solve(rt_page, runtime_
     from posecode_ssg.motion import compile_ir
     from posecode_ssg.motion.solve import solve_keyframes
 
-    from pages import shared_path
+    from .pages import shared_path
 
     docs = {}
     for name in example_names():

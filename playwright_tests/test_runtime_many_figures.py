@@ -13,9 +13,7 @@ import threading
 
 import pytest
 
-from conftest import _QuietHandler, needs_browser
-from pages import shared_path
-from test_runtime_figure import COUNT_CONTEXTS
+from .pages import COUNT_CONTEXTS, QuietHandler, needs_browser, shared_path
 
 pytestmark = needs_browser
 
@@ -32,7 +30,7 @@ def built_page(tmp_path):
     (tmp_path / "content" / "index.md").write_text(page_md.read_text(encoding="utf-8"), encoding="utf-8")
     result = build_site(load_config(cwd=tmp_path), out_dir=tmp_path / "out", progress=False)
     assert not result.errors and result.figures == 24
-    handler = functools.partial(_QuietHandler, directory=str(tmp_path / "out"))
+    handler = functools.partial(QuietHandler, directory=str(tmp_path / "out"))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}/index.html"

@@ -21,9 +21,8 @@ import math
 
 import pytest
 
-from conftest import needs_browser
-from pages import TIMELINE_PROBE as PROBE
-from pages import compiled_example, euler_quat, example_names, motion
+from .pages import TIMELINE_PROBE as PROBE
+from .pages import compiled_example, euler_quat, example_names, motion, needs_browser
 
 pytestmark = needs_browser
 

@@ -108,11 +108,12 @@ class Stage {
     return r;
   }
 
+  /** Render one figure and copy it into its canvas; false when nothing could be drawn. */
   _draw(p) {
-    const r = this._ensureRenderer();
-    if (this.contextLost) return;
     const w = p.canvas.width, h = p.canvas.height;
-    if (w < 2 || h < 2) return;
+    if (w < 2 || h < 2) return false;   // no box yet (the ResizeObserver will report one)
+    const r = this._ensureRenderer();
+    if (this.contextLost) return false;
     const c = r.domElement;
     if (c.width < w || c.height < h) r.setSize(Math.max(c.width, w), Math.max(c.height, h), false);
     const t0 = performance.now();
@@ -124,6 +125,7 @@ class Stage {
     p.ctx2d.drawImage(c, 0, c.height - h, w, h, 0, 0, w, h);
     this.stats.drawMs += performance.now() - t0;
     this.stats.draws++;
+    return true;
   }
 
   _loop(now) {
@@ -145,9 +147,10 @@ class Stage {
       }
       if (p.dirty && p.wantsDraw) {
         p.prepareFrame(this.dpr);
-        this._draw(p);
-        p.dirty = false;
-        p.drawn();
+        if (this._draw(p)) {
+          p.dirty = false;
+          p.drawn();
+        }
       }
     }
     this.stats.frames++;
