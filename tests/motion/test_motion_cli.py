@@ -46,3 +46,12 @@ def test_compile_errors_and_usage(tmp_path):
     r = _run(str(bad))
     assert r.returncode == 1 and "error[" in r.stderr
     assert _run(str(tmp_path / "missing.posecode")).returncode == 2
+
+
+def test_compile_markdown_fence_reports_file_lines(tmp_path):
+    md = tmp_path / "page.md"
+    md.write_text('Intro\n\n```posecode\nposecode exercise "R"\n  rig humanoid\n  pose start = standing\n'
+                  '  step "Down" 1s settle:\n    reach: hand_left floor\n```\n', encoding="utf-8")
+    r = _run(str(md))
+    assert r.returncode == 0
+    assert f"{md}:8:5: warning[kinematic-reach-short]" in r.stderr
