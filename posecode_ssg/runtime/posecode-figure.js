@@ -62,8 +62,9 @@ posecode-figure{display:block}
 .pc-view{position:relative;aspect-ratio:4/3;width:100%;max-height:80vh;overflow:hidden;border-radius:6px;background:var(--pc-view-bg,color-mix(in srgb,currentColor 7%,transparent));touch-action:pan-y;cursor:grab;outline-offset:2px}
 .pc-view:focus-visible{outline:3px solid var(--pc-accent,#1f6feb)}
 .pc-view>canvas{position:absolute;inset:0;width:100%;height:100%;display:block}
-.pc-view>.posecode-poster{position:absolute;inset:0;margin:0;display:flex;align-items:center;justify-content:center}
-.pc-view>.posecode-poster svg{max-width:100%;max-height:100%;width:auto;height:100%}
+.pc-view>.posecode-poster{position:absolute;inset:0;margin:0;display:flex;flex-direction:column;align-items:center;justify-content:center}
+.pc-view>.posecode-poster svg{max-width:100%;min-height:0;flex:1 1 auto;width:auto;height:100%}
+.pc-view>.posecode-poster figcaption{flex:none;padding:.2em .5em;font-size:.9em}
 .pc-view[data-state=live]>.posecode-poster{display:none}
 .pc-view[data-state=poster]>canvas{visibility:hidden}
 .pc-controls{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem;font:inherit;font-size:.9em}
