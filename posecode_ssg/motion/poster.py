@@ -307,10 +307,13 @@ def _svg_prims(prims: list[_Prim], dx: float = 0.0, dy: float = 0.0) -> list[str
     return out
 
 
-def _frame_prims(program, index: int, view: str, flip: bool, working: set[str]):
+def _frame_prims(program, index: int, view: str, flip: bool, working: set[str], keep_turn: bool = False):
+    """Primitives of frame ``index``: travel always removed; the turn removed too (the figure
+    faces right / the viewer) unless ``keep_turn`` (the phase strip shows the choreography)."""
     label, w, turn, travel = _frames(program)[index]
-    pts = _body_frame(w, turn, travel)
-    rot_head = rot_y(-turn) @ w.rot["head"]
+    yaw = 0.0 if keep_turn else turn
+    pts = _body_frame(w, yaw, travel)
+    rot_head = rot_y(-yaw) @ w.rot["head"]
     return _figure_prims(pts, view, flip, working, rot_head)
 
 
@@ -370,12 +373,13 @@ def render_poster(program, *, flip: bool = False, view: str | None = None,
 def render_phase_strip(program, *, flip: bool = False, view: str | None = None,
                        include_start: bool = True) -> str:
     """One ``<svg>`` with a small frame per phase end (and the start pose first when
-    ``include_start``), side by side at one scale, each labelled with its phase name."""
+    ``include_start``), side by side at one scale, each labelled with its phase name. Travel is
+    removed from each frame but the turn is kept, so turning choreography reads frame to frame."""
     view = view or choose_view(program)
     working = working_limbs(program)
     frames = _frames(program)
     indices = list(range(0 if include_start else 1, len(frames)))
-    cells = [(_frame_prims(program, i, view, flip, working), frames[i][0]) for i in indices]
+    cells = [(_frame_prims(program, i, view, flip, working, keep_turn=True), frames[i][0]) for i in indices]
     props = _prop_prims(program.props, view, flip)
     allp = [p for c, _ in cells for p in c] + props
     x0, y0, x1, y1 = _bounds(allp)
