@@ -50,6 +50,7 @@ class CheckedDocument:
     file_lines: list[str]
 
     def to_dict(self) -> dict[str, Any]:
+        """``{"path", "fence_line"? , "ir", "errors", "warnings", "hints"}`` (file lines)."""
         d: dict[str, Any] = {"path": self.path}
         if self.fence_line is not None:
             d["fence_line"] = self.fence_line

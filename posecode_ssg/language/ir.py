@@ -41,12 +41,14 @@ class JointTarget:
     line: int = 0
 
     def to_dict(self) -> dict[str, Any]:
+        """``{"boneId", "euler": {"x", "y", "z"} (degrees), "axes": [...]}``."""
         x, y, z = self.euler
         return {"boneId": self.bone_id, "euler": {"x": _num(x), "y": _num(y), "z": _num(z)},
                 "axes": list(self.axes)}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "JointTarget":
+        """Inverse of :meth:`to_dict`; a missing ``axes`` means all three channels."""
         e = d["euler"]
         axes = d.get("axes")
         if axes is None:
@@ -65,10 +67,13 @@ class Contact:
     line: int = 0
 
     def to_dict(self, key: str = "target") -> dict[str, Any]:
+        """``{"effector", key}``: ``key`` is ``"target"`` for reaches, ``"anchor"`` for pins
+        and grips."""
         return {"effector": self.effector, key: self.target}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "Contact":
+        """Read a reach (``target``) or pin/grip (``anchor``) dict."""
         return cls(d["effector"], d.get("target", d.get("anchor", "")))
 
 
@@ -96,6 +101,8 @@ class Phase:
     line: int = 0
 
     def to_dict(self) -> dict[str, Any]:
+        """The camelCase phase dict of spec §7 (``turnDeg``, ``travel``, ``cue`` only when
+        authored)."""
         d: dict[str, Any] = {
             "name": self.name,
             "durationSec": _num(self.duration_sec),
@@ -116,6 +123,7 @@ class Phase:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "Phase":
+        """Inverse of :meth:`to_dict` (source lines are 0)."""
         tr = d.get("travel")
         return cls(
             name=d["name"],
@@ -153,6 +161,8 @@ class IR:
     version: str = "0.4"
 
     def to_dict(self) -> dict[str, Any]:
+        """The IR dict of the conformance corpus: spec §7 keys plus ``props`` (always) and
+        ``clip`` (when declared); optional keys only when set."""
         d: dict[str, Any] = {"version": self.version, "kind": self.kind, "name": self.name,
                              "rig": self.rig}
         if self.avatar is not None:
