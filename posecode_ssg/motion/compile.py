@@ -194,12 +194,17 @@ def couple_hinge(euler: Euler) -> Euler:
 
 
 def _overlay(pose: Euler, targets) -> tuple[Euler, dict[str, tuple[str, ...]]]:
+    """Lay the authored channels of ``targets`` over ``pose``; each value is kept inside the
+    bone's ROM box (the parser has already clamped and warned; this guards IRs built elsewhere,
+    e.g. from JSON)."""
     out = dict(pose)
     authored: dict[str, tuple[str, ...]] = {}
     for t in targets:
         cur = list(out[t.bone_id])
+        box = rom_box(t.bone_id)
         for ax in t.axes:
-            cur[_AXIS_INDEX[ax]] = float(t.euler[_AXIS_INDEX[ax]])
+            lo, hi = box[ax]
+            cur[_AXIS_INDEX[ax]] = min(max(float(t.euler[_AXIS_INDEX[ax]]), lo), hi)
         out[t.bone_id] = (cur[0], cur[1], cur[2])
         authored[t.bone_id] = tuple(sorted(set(authored.get(t.bone_id, ())) | set(t.axes)))
     return out, authored

@@ -243,3 +243,13 @@ def test_root_is_emitted_only_when_overrides_move_the_lowest_point():
             shoulders: abduct 0
     """)
     assert "root" not in arms_only.to_json()
+
+
+def test_out_of_range_ir_values_are_kept_inside_rom():
+    from posecode_ssg.language.ir import JointTarget, Phase
+    ir = IR(kind="exercise", name="Raw", start_pose="standing", phases=[
+        Phase("Too far", 1.0, "settle", [JointTarget("knee_left", (170.0, 0.0, 0.0), ("x",)),
+                                          JointTarget("ankle_right", (-40.0, 0.0, 0.0), ("x",))])])
+    k = compile_ir(ir).keyframes[0]
+    assert k.euler["knee_left"] == (144.0, 0.0, 0.0)       # knee flex limit
+    assert k.euler["ankle_right"] == (-15.0, 0.0, 0.0)     # dorsiflexion limit
