@@ -28,12 +28,15 @@ Stages (data flows one way)::
 from __future__ import annotations
 
 import concurrent.futures
+import concurrent.futures.process
 import difflib
 import hashlib
 import json
+import multiprocessing
 import os
 import shutil
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -483,14 +486,24 @@ class _Build:
                 missing.append((key, job))
         self.result.compiled = len(missing)
         workers = min(os.cpu_count() or 1, 8)
-        if len(missing) >= POOL_THRESHOLD and workers > 1:
+        # Worker processes are forked (cheap, no re-import of __main__); forking a process
+        # that runs other threads can deadlock, so the dev server (which builds in a worker
+        # thread) compiles in-process.
+        use_pool = (len(missing) >= POOL_THRESHOLD and workers > 1 and threading.active_count() == 1
+                    and "fork" in multiprocessing.get_all_start_methods())
+        if use_pool:
             chunk = max(1, min(8, len(missing) // (workers * 32)))
-            with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
-                outputs = pool.map(_compile_job, [job for _k, job in missing], chunksize=chunk)
-                for (key, _job), data in _progress(zip(missing, outputs), len(missing), "compile", show):
-                    figures[key] = CompiledFigure.from_dict(data)
-        else:
-            for key, job in _progress(missing, len(missing), "compile", show and len(missing) > 50):
+            context = multiprocessing.get_context("fork")
+            try:
+                with concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+                    outputs = pool.map(_compile_job, [job for _k, job in missing], chunksize=chunk)
+                    for (key, _job), data in _progress(zip(missing, outputs), len(missing), "compile", show):
+                        figures[key] = CompiledFigure.from_dict(data)
+            except concurrent.futures.process.BrokenProcessPool:
+                use_pool = False  # a worker died (out of memory?): finish in this process
+        if not use_pool or len(figures) < len(jobs):
+            todo = [(key, job) for key, job in missing if key not in figures]
+            for key, job in _progress(todo, len(todo), "compile", show and len(todo) > 50):
                 figures[key] = compile_figure(*job)
         for key, _job in missing:
             self.cache.put(figures[key])
