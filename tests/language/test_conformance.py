@@ -85,3 +85,18 @@ def test_corpus_present_and_complete():
     if not cases:
         pytest.skip("conformance corpus not found")
     assert len(cases) >= 100
+
+
+def _cases_with_ir() -> list[Path]:
+    return [c for c in _cases()
+            if json.loads(c.with_name(c.stem + ".expected.json").read_text("utf-8"))["ir"]]
+
+
+@pytest.mark.parametrize("case", _cases_with_ir(), ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_expected_ir_round_trips_through_dataclasses(case: Path):
+    """IR.from_dict(expected).to_dict() gives the expected dict back (the motion compiler's tests
+    feed conformance IR through IR.from_dict)."""
+    from posecode_ssg.language.ir import IR
+
+    expected = json.loads(case.with_name(case.stem + ".expected.json").read_text("utf-8"))["ir"]
+    assert_same(expected, IR.from_dict(expected).to_dict())
