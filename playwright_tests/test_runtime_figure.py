@@ -318,7 +318,7 @@ def test_rep_counter_counts_loops(rt_page, runtime_site):
     reps = rt_page.evaluate("""async () => { const el = document.getElementById('a'); const seen = new Set();
         el.querySelector('.pc-speed').value = '2'; el.querySelector('.pc-speed').dispatchEvent(new Event('change'));
         const t0 = performance.now();
-        while (performance.now() - t0 < 8000 && seen.size < 3) { await posecode.frame(); seen.add(el.querySelector('.pc-rep').textContent); }
+        while (performance.now() - t0 < 40000 && seen.size < 3) { await posecode.frame(); seen.add(el.querySelector('.pc-rep').textContent); }
         return [...seen]; }""")
     assert reps[:3] == ["Rep 1 of 3", "Rep 2 of 3", "Rep 3 of 3"]
 
