@@ -12,8 +12,9 @@ one page in headless Chromium and times N saves of each kind:
 
 Both are measured from the moment before the file is written (wall clock,
 shared by both processes) and printed as min / median / p90 / max in ms,
-together with the server-side build time of each save. Target: median
-<= 150 ms on the reference machine (2 cores, no GPU).
+with the median of each stage (watcher, quiet wait, build, diff + send, to
+the browser, apply) from the timing marks the server puts in its events.
+Target: median <= 150 ms on the reference machine (2 cores, no GPU).
 
 Usage: python3 bench/serve.py [--runs 20] [--content DIR] [--page REL.md]
 """
@@ -31,7 +32,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -85,6 +85,8 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--content", default=str(REPO / "content"))
     parser.add_argument("--page", help="content-relative .md file to edit (default: first with a figure)")
+    parser.add_argument("--pause-figures", action="store_true",
+                        help="pause every figure so the software-WebGL animation does not compete for the CPU")
     args = parser.parse_args()
 
     from playwright.sync_api import sync_playwright
@@ -113,7 +115,10 @@ def main() -> int:
                 page.wait_for_load_state("load")
                 time.sleep(0.5)
 
-                text_ms, text_build = [], []
+                if args.pause_figures:
+                    page.evaluate("Promise.all([...document.querySelectorAll('posecode-figure')]"
+                                  ".map(f => f.ready.then(() => f.pause()).catch(() => {})))")
+                text_ms, text_stages = [], []
                 for n in range(args.runs):
                     marker = f"benchword{n}x"
                     new = original.replace(paragraph, paragraph + " " + marker, 1)
@@ -126,8 +131,11 @@ def main() -> int:
                         "performance.timeOrigin + performance.getEntriesByType('navigation')[0]"
                         ".domContentLoadedEventEnd")
                     text_ms.append(done - t0)
-                    text_build.append(state(base)["seconds"] * 1000)
+                    text_stages.append(stages(page, t0, done))
                     page.wait_for_load_state("load")
+                    if args.pause_figures:
+                        page.evaluate("Promise.all([...document.querySelectorAll('posecode-figure')]"
+                                      ".map(f => f.ready.then(() => f.pause()).catch(() => {})))")
                     time.sleep(0.4)
 
                 page_src.write_text(original, encoding="utf-8")
@@ -135,7 +143,7 @@ def main() -> int:
                 page.wait_for_load_state("load")
                 time.sleep(0.5)
 
-                fig_ms, fig_build, modes = [], [], []
+                fig_ms, modes, fig_stages = [], [], []
                 base_angle = int(flex.group(2))
                 for n in range(args.runs):
                     angle = base_angle + 1 + (n % 2)
@@ -158,7 +166,7 @@ def main() -> int:
                             ".domContentLoadedEventEnd")
                         fig_ms.append(done - t0)
                     modes.append(live["m"] or "reload")
-                    fig_build.append(state(base)["seconds"] * 1000)
+                    fig_stages.append(stages(page, t0, t0 + fig_ms[-1]))
                     time.sleep(0.4)
                 browser.close()
         finally:
@@ -169,16 +177,38 @@ def main() -> int:
                 proc.kill()
 
     print()
+    print(f"save -> browser updated, {args.runs} saves each"
+          + (" (figures paused)" if args.pause_figures else " (figures playing)"))
     print(summary("text edit", text_ms) + "   (tab reloads)")
-    print(summary("  build", text_build))
+    print_stages(text_stages)
     print(summary("figure edit", fig_ms) + f"   (modes: {json.dumps({m: modes.count(m) for m in set(modes)})})")
-    print(summary("  build", fig_build))
+    print_stages(fig_stages)
     return 0
 
 
-def state(base: str) -> dict:
-    with urllib.request.urlopen(base + "__posecode/state", timeout=10) as response:
-        return json.load(response)
+STAGES = [
+    ("watcher", "t0", "changeSeenAt"),
+    ("quiet wait", "changeSeenAt", "buildStartAt"),
+    ("build", "buildStartAt", "buildEndAt"),
+    ("diff+send", "buildEndAt", "publishedAt"),
+    ("to browser", "publishedAt", "receivedAt"),
+    ("apply", "receivedAt", "done"),
+]
+
+
+def stages(page, t0: float, done: float) -> dict:
+    """Per-stage times (ms) of the last update, from the server's and the client's clocks."""
+    event = page.evaluate("window.posecodeLive && window.posecodeLive.lastEvent") or {}
+    marks = {"t0": t0, "done": done, **(event.get("timing") or {}), "receivedAt": event.get("receivedAt")}
+    return {name: marks[b] - marks[a] for name, a, b in STAGES
+            if marks.get(a) is not None and marks.get(b) is not None}
+
+
+def print_stages(samples: list[dict]) -> None:
+    for name, _a, _b in STAGES:
+        values = [s[name] for s in samples if name in s]
+        if values:
+            print(f"    {name:<12} median {statistics.median(values):7.1f} ms")
 
 
 if __name__ == "__main__":

@@ -23,7 +23,15 @@
     lastAction: null, // "reload" | "figures" | "none"
     appliedAt: 0, // epoch ms when the last update was applied
     updates: 0,
+    lastEvent: null, // {version, timing (server epoch ms), receivedAt}; survives a reload
   });
+  const EVENT_KEY = "posecode-live:event";
+  try {
+    live.lastEvent = JSON.parse(sessionStorage.getItem(EVENT_KEY) || "null");
+    sessionStorage.removeItem(EVENT_KEY);
+  } catch (_) {
+    /* storage disabled */
+  }
 
   // ---- scroll position across reloads -----------------------------------
   function saveScroll() {
@@ -49,6 +57,11 @@
   function reloadPage() {
     live.lastAction = "reload";
     saveScroll();
+    try {
+      if (live.lastEvent) sessionStorage.setItem(EVENT_KEY, JSON.stringify(live.lastEvent));
+    } catch (_) {
+      /* storage disabled */
+    }
     location.reload();
   }
 
@@ -258,6 +271,11 @@
 
   async function onBuild(message) {
     live.version = message.version;
+    live.lastEvent = {
+      version: message.version,
+      timing: message.timing || null,
+      receivedAt: performance.timeOrigin + performance.now(),
+    };
     const changes = message.changes || {};
     const pages = Object.fromEntries((changes.pages || []).map((p) => [p, true]));
     if (changes.reloadAll || pick(pages)) {

@@ -81,6 +81,10 @@ CONTENT_TYPES = {
     ".wasm": "application/wasm",
 }
 
+#: Output paths the build names by content hash (``assets/style.<10 hex>.css``,
+#: ``assets/posters/<20 hex>.svg``): served as immutable.
+HASHED_ASSET_RE = re.compile(r"^assets/(?:.*/)?(?:[^/]*\.)?[0-9a-f]{10,}\.[a-z0-9]+$")
+
 #: Output file suffixes whose change reloads every open tab (shared assets).
 SHARED_ASSET_SUFFIXES = frozenset(
     {".css", ".js", ".mjs", ".svg", ".png", ".jpg", ".jpeg", ".gif", ".webp", ".avif", ".ico",
@@ -491,7 +495,7 @@ class ServeOptions:
     """
 
     debounce_ms: int = 400
-    step_ms: int = 30
+    step_ms: int = 15
     quiet: bool = False
     request_wait_s: float = 30.0
     #: Shortest time between the starts of two consecutive builds. A single
@@ -501,7 +505,7 @@ class ServeOptions:
     #: A build starts only once every changed file has been unmodified this
     #: long (a little more than ``step_ms``, so the watcher has reported all
     #: writes before the build reads the files)...
-    quiet_s: float = 0.04
+    quiet_s: float = 0.03
     #: ...but never waits longer than this for a file that keeps changing.
     max_quiet_wait_s: float = 2.0
 
@@ -729,8 +733,10 @@ class LiveSite:
         report.seconds = time.perf_counter() - started
         # Last good versions: a page whose document has errors keeps being
         # served as it was before the error (while one exists).
+        snap_started = time.perf_counter()
         disk = take_snapshot(self.out_dir, self._disk_snapshot)
         self._disk_snapshot = disk
+        self._timing["snapshotMs"] = round((time.perf_counter() - snap_started) * 1000, 1)
         if report.crashed is None:
             overrides = {rel: self._last_good[rel] for rel in sorted(report.error_pages)
                          if rel in self._last_good and rel in disk.pages}
@@ -981,7 +987,12 @@ class SiteFiles(StaticFiles):
         response = super().file_response(full_path, stat_result, scope, status_code)
         if suffix in CONTENT_TYPES:
             response.headers["content-type"] = CONTENT_TYPES[suffix]
-        response.headers["cache-control"] = "no-cache"
+        rel = Path(full_path).relative_to(Path(self.live.out_dir).resolve()).as_posix()
+        # The build names shared assets by content hash (a new content gets a
+        # new name), so the browser may keep them: a reload then costs no
+        # round trip for the runtime bundle. Everything else is revalidated.
+        immutable = HASHED_ASSET_RE.search(rel) is not None
+        response.headers["cache-control"] = "max-age=31536000, immutable" if immutable else "no-cache"
         response.headers["x-content-type-options"] = "nosniff"
         return response
 

@@ -34,6 +34,8 @@ def served(tmp_path_factory):
     (theme / "data.json").write_text('{"ok": true}\n')
     (theme / "icon.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg"/>\n')
     (theme / "style.css").write_text("body{}\n")
+    (theme / "assets").mkdir()
+    (theme / "assets" / "runtime.0123456789.js").write_text("export {};\n")
     (root / "secret.txt").write_text(SECRET)
     live = LiveSite(StandInSource(root), out_dir=root / "preview" / "site", watch=False,
                     options=ServeOptions(quiet=True))
@@ -97,6 +99,15 @@ def test_content_types(served, path, content_type):
     response = httpx.get(url + path)
     assert response.status_code == 200
     assert response.headers["content-type"].split(";")[0] == content_type
+
+
+def test_cache_policy(served):
+    url, _live, _root = served
+    hashed = httpx.get(url + "assets/runtime.0123456789.js")
+    assert hashed.headers["cache-control"] == "max-age=31536000, immutable"
+    assert hashed.headers["content-type"].startswith("text/javascript")
+    assert httpx.get(url + "style.css").headers["cache-control"] == "no-cache"
+    assert httpx.get(url).headers["cache-control"] == "no-store"
 
 
 def test_client_is_injected_only_into_served_html(served):
