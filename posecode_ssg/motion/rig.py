@@ -424,6 +424,14 @@ SOLVER: Mapping[str, float] = MappingProxyType({
     "handFloorOutward": 0.04,     # m: floor hand target pushed outward from the shoulder (KR §7.1)
     "elbowFloorHeight": 0.038,    # m: elbow-on-floor joint height (arm radius, KR §7.1)
     "pelvisFloorMin": 0.08,       # m: KR §7.1
+    "propBodyPasses": 2,          # body-resolving face passes (KR §10.1)
+    "propLimbIterations": 8,      # limb-resolving face steps per leg (KR §10.1)
+    "propLimbStepDeg": 6.0,       # deg: largest hip step per iteration
+    "propLimbMaxDeg": 25.0,       # deg: total hip correction cap
+    "shinOverhang": 0.06,         # m: shin sample past the ankle (KR §10.1)
+    "pivotIterations": 8,         # hands/forearms + feet pivot: Newton steps (KR §6.3)
+    "pivotTolerance": 0.004,      # m
+    "pivotMaxStep": 0.35,         # rad
 })
 
 

@@ -298,7 +298,7 @@ def _face_push(pose: _Pose, props: list[str]) -> None:
     faces = [f for p in props for f in PROP_GEOMETRY[p]["faces"] if f["resolve"] == "body"]
     if not faces:
         return
-    for _ in range(2):
+    for _ in range(int(SOLVER["propBodyPasses"])):
         for f in faces:
             w = pose.world()
             col = w.avatar.collision
@@ -352,11 +352,12 @@ def _limb_push(pose: _Pose, props: list[str], exempt: set[str]) -> None:
         hip = f"hip_{side}"
         widen = pose.euler[hip]
         total = 0.0
-        for _ in range(8):
+        cap = float(SOLVER["propLimbMaxDeg"])
+        for _ in range(int(SOLVER["propLimbIterations"])):
             w = pose.world()
             k, a = w.pos[f"knee_{side}"], w.pos[f"ankle_{side}"]
             axis_dir = (a - k) / max(float(np.linalg.norm(a - k)), 1e-9)
-            samples = [k + t * (a - k) for t in np.linspace(0.0, 1.0, 9)] + [a + axis_dir * 0.06]
+            samples = [k + t * (a - k) for t in np.linspace(0.0, 1.0, 9)] + [a + axis_dir * float(SOLVER["shinOverhang"])]
             r = w.avatar.collision["shin"]
             best, best_p, best_n = 0.0, None, None
             for f in faces:
@@ -364,14 +365,14 @@ def _limb_push(pose: _Pose, props: list[str], exempt: set[str]) -> None:
                     dep = _owned_depth(f, q, r)
                     if dep > best:
                         best, best_p, best_n = dep, q, np.asarray(f["normal"])
-            if best <= 1e-4 or total >= 25.0:
+            if best <= 1e-4 or total >= cap:
                 break
             lever = best_p - w.pos[hip]
             ln = float(np.linalg.norm(lever))
             ax = np.cross(lever, best_n)
             if ln < 1e-6 or np.linalg.norm(ax) < 1e-9:
                 break
-            step = min(math.degrees(best / ln), 6.0, 25.0 - total)
+            step = min(math.degrees(best / ln), float(SOLVER["propLimbStepDeg"]), cap - total)
             Rd = axis_angle_matrix(ax / np.linalg.norm(ax), math.radians(step))
             parent_rot = w.rot[hip] @ pose.local[hip].T
             new_local = parent_rot.T @ Rd @ parent_rot @ pose.local[hip]
@@ -461,9 +462,9 @@ def _ground_lock(pose: _Pose, locks: tuple[str, ...], anchors: dict[str, np.ndar
             w = pose.world()
             return float(np.mean([w.pos[EFFECTOR_BONE[c]][1] - _contact_height(w, c) for c in uppers]))
 
-        for _ in range(8):
+        for _ in range(int(SOLVER["pivotIterations"])):
             e0 = err()
-            if abs(e0) < 0.004:
+            if abs(e0) < float(SOLVER["pivotTolerance"]):
                 break
             w = pose.world()
             pivot = np.mean([w.pos[f"ankle_{s}"] for s in feet], axis=0)
@@ -472,7 +473,8 @@ def _ground_lock(pose: _Pose, locks: tuple[str, ...], anchors: dict[str, np.ndar
             pose.rotate_root_about(yaw_axis, -0.01, pivot)
             if abs(d) < 1e-4:
                 break
-            step = float(np.clip(-e0 / d, -0.35, 0.35))
+            lim = float(SOLVER["pivotMaxStep"])
+            step = float(np.clip(-e0 / d, -lim, lim))
             pose.rotate_root_about(yaw_axis, step, pivot)
         low = pose.world().lowest()
         if low < 0:
