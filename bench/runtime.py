@@ -12,6 +12,8 @@ Prints:
 - timeline continuity: the knee 0° → 40° → 90° → 0° table of kinematics-reference §5.2 (velocity
   just before / after keyframe K1 for each mode pair; the reference jumps ×2–3) and, over every
   conformance example, the largest angular-velocity jump at keyframes where C1 is required;
+- the largest distance between sample() and the numpy keyframe solve at phase ends over the
+  FK-only conformance examples, per avatar;
 - with --screenshots DIR: desktop (1280×800) and phone (390×844) screenshots of a page with 12
   conformance examples, posed at a fixed time.
 
@@ -33,7 +35,7 @@ import threading
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "playwright_tests"))
+sys.path.insert(0, str(REPO / "playwright_tests"))  # pages.py as a top-level module
 sys.path.insert(0, str(REPO))
 
 from pages import (BUNDLE, TIMELINE_PROBE, RuntimeSite, compiled_example, euler_quat,  # noqa: E402
@@ -123,6 +125,49 @@ def continuity(browser, site, docs) -> None:
     page.close()
 
 
+def fidelity(browser, site, docs) -> None:
+    """Largest distance between the runtime's sample() and the numpy keyframe solve at phase ends,
+    over the FK-only conformance examples (no contacts, no props), per avatar."""
+    import math
+
+    from posecode_ssg.language import parse
+    from posecode_ssg.motion import compile_ir
+    from posecode_ssg.motion.solve import solve_keyframes
+
+    from pages import shared_path
+
+    print("\nsample() vs the numpy keyframe solve at phase ends (FK-only examples: bones + landmarks)")
+    for avatar in ("avatar1", "avatar2", "avatar3"):
+        page = browser.new_page()
+        progs, worst, count = {}, (0.0, ""), 0
+        for name in docs:
+            ir = parse(shared_path("conformance", "examples", f"{name}.posecode").read_text(encoding="utf-8")).ir
+            prog = compile_ir(ir, avatar=avatar)
+            doc = prog.to_json()
+            if doc["props"] or any(p.get(k) for p in doc["phases"] for k in ("gl", "pin", "grip", "reach")):
+                continue
+            progs[name] = (prog, doc)
+        page.goto(site.page(f"fidelity-{avatar}", [figure_html(n, d) for n, (_, d) in progs.items()]))
+        page.evaluate("Promise.all(posecode.figures.map(f => f.ready))")
+        for name, (prog, doc) in progs.items():
+            sol = solve_keyframes(prog)
+            ends, t = [], 0.0
+            for ph in doc["phases"]:
+                t += ph["d"]
+                ends.append(t)
+            samples = page.evaluate("([id, ends]) => { const el = document.getElementById(id);"
+                                    " return ends.map(t => { el.seek(t); return el.sample(); }); }", [name, ends])
+            for i, smp in enumerate(samples):
+                w = sol.phases[i].world
+                for key, pts, got in (("bone", w.pos, smp["bones"]), ("landmark", w.landmarks, smp["landmarks"])):
+                    for n, p in pts.items():
+                        d = math.dist(p, got[n])
+                        count += 1
+                        worst = max(worst, (d, f"{name} phase {i + 1} {n}"))
+        print(f"  {avatar}: {len(progs)} documents, {count} points, worst {worst[0] * 1000:.3f} mm ({worst[1]})")
+        page.close()
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--screenshots", type=Path, help="write desktop/phone screenshots here")
@@ -144,6 +189,7 @@ def main() -> int:
         with sync_playwright() as p:
             browser = p.chromium.launch(**({"executable_path": exe} if exe else {}))
             continuity(browser, site, docs)
+            fidelity(browser, site, docs)
             print("\nFrame cost per figure-frame, headless Chromium (SwiftShader), 1280×800")
             print(f"  {'figures':>7} {'solve ms':>9} {'draw ms':>8} {'drawn/frame':>11} {'loop fps':>8} {'WebGL contexts':>14}")
             for n in (1, 20, 200):

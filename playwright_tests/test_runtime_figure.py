@@ -37,7 +37,8 @@ def fk_only(doc: dict) -> bool:
 # ---------------------------------------------------------------------------------------------
 
 
-def test_sample_at_phase_ends_matches_the_numpy_keyframe_solve(rt_page, runtime_site):
+@pytest.mark.parametrize("avatar", ["avatar1", "avatar2", "avatar3"])
+def test_sample_at_phase_ends_matches_the_numpy_keyframe_solve(rt_page, runtime_site, avatar):
     from posecode_ssg.language import parse
     from posecode_ssg.motion import compile_ir
     from posecode_ssg.motion.solve import solve_keyframes
@@ -46,18 +47,19 @@ def test_sample_at_phase_ends_matches_the_numpy_keyframe_solve(rt_page, runtime_
 
     docs = {}
     for name in example_names():
-        doc = compiled_example(name)
+        doc = compiled_example(name, avatar=avatar)
+        assert doc["avatar"] == avatar
         if fk_only(doc):
             docs[name] = doc
     if not docs:
         pytest.skip("no FK-only conformance examples")
-    url = runtime_site.page("fk-only", [figure_html(n, d) for n, d in docs.items()])
+    url = runtime_site.page(f"fk-only-{avatar}", [figure_html(n, d) for n, d in docs.items()])
     rt_page.goto(url)
     rt_page.evaluate(READY_ALL)
     worst = (0.0, None)
     for name, doc in docs.items():
         ir = parse(shared_path("conformance", "examples", f"{name}.posecode").read_text(encoding="utf-8")).ir
-        solution = solve_keyframes(compile_ir(ir))
+        solution = solve_keyframes(compile_ir(ir, avatar=avatar))
         ends = [sum(p["d"] for p in doc["phases"][: i + 1]) for i in range(len(doc["phases"]))]
         samples = rt_page.evaluate("""([id, ends]) => { const el = document.getElementById(id);
             return ends.map(t => { el.seek(t); return el.sample(); }); }""", [name, ends])
@@ -72,7 +74,7 @@ def test_sample_at_phase_ends_matches_the_numpy_keyframe_solve(rt_page, runtime_
             for lm in ("heel_left", "toe_left", "heel_right", "toe_right", "palm_left", "palm_right", "head_top"):
                 d = math.dist(world.landmarks[lm], s["landmarks"][lm])
                 worst = max(worst, (d, f"{name} phase {i} {lm}"))
-    assert worst[0] < 0.001, f"largest runtime/solve difference {worst[0] * 1000:.2f} mm at {worst[1]}"
+    assert worst[0] < 0.001, f"{avatar}: largest runtime/solve difference {worst[0] * 1000:.2f} mm at {worst[1]}"
 
 
 def test_sample_shape_and_contacts(rt_page, runtime_site):

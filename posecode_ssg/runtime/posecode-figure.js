@@ -125,6 +125,7 @@ export class PosecodeFigure extends HTMLElement {
     this._clock = 0;        // seconds since the loop start, unwrapped (rep counter)
     this._speed = 1;
     this._phaseShown = -2;
+    this._tenthsShown = -1;
     this._repShown = -1;
     this._started = false;
     /** frames copied into this figure's canvas so far (test and benchmark hook) */
@@ -455,9 +456,14 @@ export class PosecodeFigure extends HTMLElement {
     const t = m.t;
     ui.scrub.value = String(t);
     const ph = m.phase;
-    const phName = ph >= 0 ? m.motion.phases[ph].name : "back to start";
-    ui.scrub.setAttribute("aria-valuetext", `${fmt(t)} of ${fmt(m.duration)} seconds, ${ph >= 0 ? `phase ${ph + 1} of ${m.motion.phases.length}: ` : ""}${phName}`);
-    ui.time.textContent = `${fmt(t)} / ${fmt(m.duration)} s`;
+    const tenths = Math.round(t * 10);
+    if (force || tenths !== this._tenthsShown || ph !== this._phaseShown) {
+      // texts change at most ten times a second: no string building on every frame
+      this._tenthsShown = tenths;
+      const phName = ph >= 0 ? m.motion.phases[ph].name : "back to start";
+      ui.scrub.setAttribute("aria-valuetext", `${fmt(t)} of ${fmt(m.duration)} seconds, ${ph >= 0 ? `phase ${ph + 1} of ${m.motion.phases.length}: ` : ""}${phName}`);
+      ui.time.textContent = `${fmt(t)} / ${fmt(m.duration)} s`;
+    }
     if (force || ph !== this._phaseShown) {
       this._phaseShown = ph;
       ui.items.forEach((li, i) => { if (i === ph) li.setAttribute("aria-current", "step"); else li.removeAttribute("aria-current"); });
