@@ -418,6 +418,15 @@ class _Build:
         for page in to_parse:
             self._finish_page(page)
         result.timings["finish"] = time.perf_counter() - lap
+        # drafts (front matter draft: true) leave the site: no output, no card, not linkable
+        drafts = {p.src_uri for p in self.pages if self.records.get(p.src_uri, {}).get("meta", {}).get("draft")}
+        if drafts:
+            self.pages = [p for p in self.pages if p.src_uri not in drafts]
+            to_parse = [p for p in to_parse if p.src_uri not in drafts]
+            for uri in drafts:
+                self.records.pop(uri, None)
+            self.link_index = LinkIndex({p.src_uri: p for p in self.pages}, {p.url: p for p in self.pages},
+                                        set(self.static))
         # diagnostics of every page + link check
         for page in self.pages:
             rec = self.records.get(page.src_uri)

@@ -336,3 +336,15 @@ def test_reserved_and_duplicate_urls_are_errors(make_site):
     result, _config = make_site({"tags/x.md": "# X\n", "a.md": "# A\n", "a.posecode": NOD})
     codes = sorted(d.code for _p, d in result.errors)
     assert codes == ["duplicate-url", "reserved-url"] and not result.written
+
+
+def test_draft_pages_are_left_out(make_site):
+    files = dict(LIBRARY)
+    files["strength/wip.md"] = page("Work in progress", fm="draft: true\n")
+    result, config = make_site(files)
+    assert result.written and not (config.output_dir / "strength/wip").exists()
+    assert "Work in progress" not in read(config.output_dir, "index.html")
+    assert all(p.src_uri != "strength/wip.md" for p in result.pages)
+    files["strength/squat.md"] = page("Squat", "See [wip](wip.md).")
+    result, _config = make_site(files)
+    assert [d.code for _p, d in result.errors] == ["broken-link"]
