@@ -209,6 +209,7 @@ export class PosecodeFigure extends HTMLElement {
     for (const e of this.querySelectorAll(":scope > .pc-error")) e.remove();
     this._player = null;
     this._ui = null;
+    this.mannequin = null;
     this.view = null;
   }
 
@@ -367,12 +368,7 @@ export class PosecodeFigure extends HTMLElement {
     this.canvas = canvas;
     this.ctx2d = canvas.getContext("2d");
     this.camera = new PerspectiveCamera(FOV, 4 / 3, 0.05, 50);
-    const css = getComputedStyle(this);
-    const v = (n, d) => css.getPropertyValue(n).trim() || d;
-    this.mannequin = new Mannequin(m.skeleton, m.rig, motion.props || [], {
-      body: v("--pc-body", "#8d99a6"), right: v("--pc-right", "#2f6db5"), left: v("--pc-left", "#d9822b"), prop: v("--pc-prop", "#a08f7a"),
-    });
-    this.mannequin.update();
+    this.mannequin = null; // built on the first draw: figures never scrolled to cost no meshes
     this._ui = { play, scrub, time, speed, rep, reset, list, items: Array.from(list.children) };
     this._resetView();
 
@@ -501,6 +497,13 @@ export class PosecodeFigure extends HTMLElement {
       if (this.canvas.height !== h) this.canvas.height = h;
       this.camera.aspect = this.cssWidth > 0 && this.cssHeight > 0 ? this.cssWidth / this.cssHeight : 4 / 3;
       this.sizeDirty = false;
+    }
+    if (!this.mannequin) {
+      const m = this._model, css = getComputedStyle(this);
+      const v = (n, d) => css.getPropertyValue(n).trim() || d;
+      this.mannequin = new Mannequin(m.skeleton, m.rig, m.motion.props || [], {
+        body: v("--pc-body", "#8d99a6"), right: v("--pc-right", "#2f6db5"), left: v("--pc-left", "#d9822b"), prop: v("--pc-prop", "#a08f7a"),
+      });
     }
     this.mannequin.update();
     this._placeCamera();
