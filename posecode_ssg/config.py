@@ -10,7 +10,7 @@ The file is TOML (read with the standard library's ``tomllib``), flat keys::
     theme_dir = "overrides"        # templates/static files that replace the theme's, file by file
     strict = false                 # warnings fail the build
     default_avatar = "avatar1"     # spec §1 avatar vocabulary
-    default_view = "side"          # side | front
+    default_view = "auto"          # auto (chosen per movement) | side | front
     autoplay = true
     language = "en"
     description = "..."
@@ -33,7 +33,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 CONFIG_NAME = "posecode.toml"
-VIEWS = ("side", "front")
+VIEWS = ("auto", "side", "front")
 THEMES = ("default",)
 
 
@@ -73,7 +73,7 @@ class SiteConfig:
     theme_dir: Path | None = None
     strict: bool = False
     default_avatar: str | None = None
-    default_view: str = "side"
+    default_view: str = "auto"
     autoplay: bool = True
     language: str = "en"
     description: str = ""
@@ -205,7 +205,7 @@ def _validate(data: dict, text: str, root: Path, path: Path) -> SiteConfig:
         problems.append((_key_line(text, "theme"),
                          f"unknown theme '{theme}' (available: {', '.join(THEMES)}; "
                          "use theme_dir to override its templates)"))
-    view = values.get("default_view", "side")
+    view = values.get("default_view", "auto")
     if view not in VIEWS:
         problems.append((_key_line(text, "default_view"), f"default_view must be one of {', '.join(VIEWS)}, got '{view}'"))
     avatar = values.get("default_avatar")

@@ -18,7 +18,7 @@ site_name = "{name}"
 # base_url = "https://example.org/movement/"   # where the site will live; subpaths work
 content_dir = "content"
 output_dir = "site"
-default_view = "side"
+default_view = "auto"
 strict = false
 ''',
     ".gitignore": "site/\n.posecode-cache/\n",

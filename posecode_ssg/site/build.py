@@ -161,7 +161,8 @@ def _compile_job(job: tuple[str, dict]) -> dict:
 
 
 def _figure_options(info: FenceInfo, config: SiteConfig) -> dict:
-    return {"view": info.attrs.get("view", config.default_view), "avatar": info.attrs.get("avatar"),
+    default = None if config.default_view == "auto" else config.default_view
+    return {"view": info.attrs.get("view", default), "avatar": info.attrs.get("avatar"),
             "title": info.attrs.get("title"), "default_avatar": config.default_avatar}
 
 
@@ -358,7 +359,8 @@ class _Build:
     # ---------------------------------------------------------------- pages
     def _make_pages(self, context: str, old_pages: dict, old_outputs: dict) -> None:
         config, result = self.config, self.result
-        self.md = create_markdown(default_view=config.default_view, autoplay=config.autoplay)
+        self.md = create_markdown(default_view=None if config.default_view == "auto" else config.default_view,
+                                  autoplay=config.autoplay)
         self.pages: list[Page] = []
         self.records: dict[str, dict] = {}
         self.page_keys: dict[str, str] = {}

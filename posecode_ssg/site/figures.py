@@ -30,7 +30,8 @@ class CompiledFigure:
     standalone ``<svg>`` string or ``None``. ``phases``: ``[{name, duration
     (seconds), mode, cue}]``. ``diagnostics``: dicts ``{code, severity,
     line, column, message, hint}`` with 1-based lines *inside the block*.
-    ``motion_missing``: true when the motion package could not be imported.
+    ``motion_missing``: true when the motion package could not be imported. ``view``:
+    ``side|front``, the requested view or the one the poster module chose for the movement.
     """
 
     key: str
@@ -43,6 +44,7 @@ class CompiledFigure:
     phases: list[dict] = field(default_factory=list)
     diagnostics: list[dict] = field(default_factory=list)
     motion_missing: bool = False
+    view: str | None = None
 
     @property
     def errors(self) -> list[dict]:
@@ -163,8 +165,10 @@ def compile_figure(source: str, options: dict | None = None) -> CompiledFigure:
         except ImportError:
             render_poster = None
         if render_poster is not None:
-            figure.poster = render_poster(program, view=options.get("view"),
-                                          title=options.get("title") or ir.name)
+            from posecode_ssg.motion.poster import choose_view
+
+            figure.view = options.get("view") or choose_view(program)
+            figure.poster = render_poster(program, view=figure.view, title=options.get("title") or ir.name)
     except Exception as exc:  # a compiler bug must not become a user traceback
         figure.motion = None
         figure.diagnostics.append({

@@ -227,7 +227,8 @@ def posecode_plugin(
         document order, made unique against heading ids), so identical
         blocks still get distinct ids.
     :param default_view: ``side|front`` written as ``data-view`` when a fence
-        does not say; ``None`` leaves it to the runtime.
+        does not say; ``None``: the view the poster module chooses for the
+        movement (``motion.poster.choose_view``).
     :param autoplay: whether figures autoplay unless ``autoplay=false``.
     """
     if compile_figure is None:
@@ -390,7 +391,7 @@ def figure_html(figure: Any, info: FenceInfo, figure_id: str, *, default_view: s
         return (f'<div class="posecode-error" id="{_esc(figure_id)}" role="alert">'
                 f"<p><strong>This Posecode block has errors</strong> ({_esc(title)}):</p><ul>{items}</ul>"
                 f"<pre><code>{html.escape(source, quote=False)}</code></pre></div>\n")
-    view = info.attrs.get("view", default_view)
+    view = info.attrs.get("view") or getattr(figure, "view", None) or default_view
     play = info.attrs.get("autoplay", autoplay)
     attrs = f' id="{_esc(figure_id)}" data-title="{_esc(title)}"'
     if play:

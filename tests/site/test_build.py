@@ -348,3 +348,12 @@ def test_draft_pages_are_left_out(make_site):
     files["strength/squat.md"] = page("Squat", "See [wip](wip.md).")
     result, _config = make_site(files)
     assert [d.code for _p, d in result.errors] == ["broken-link"]
+
+
+def test_auto_view_follows_the_plane_of_the_movement(make_site):
+    raise_ = 'posecode exercise "Lateral raise"\n  rig humanoid\n  step "Raise" 1s settle:\n    shoulders: abduct 80\n'
+    files = {"a.md": "```posecode\n" + SQUAT + "```\n\n```posecode\n" + raise_ + "```\n\n"
+                     "```posecode view=side\n" + raise_ + "```\n"}
+    result, config = make_site(files)
+    views = [f["data-view"] for f in figures(read(config.output_dir, "a/index.html"))]
+    assert views == ["side", "front", "side"]

@@ -15,7 +15,7 @@ def test_defaults_without_a_file(tmp_path):
     config = load_config(None, cwd=tmp_path)
     assert config.config_path is None
     assert config.content_dir == tmp_path / "content" and config.output_dir == tmp_path / "site"
-    assert config.base_path == "/" and config.site_url == "" and config.default_view == "side"
+    assert config.base_path == "/" and config.site_url == "" and config.default_view == "auto"
 
 
 def test_values_and_subpath(tmp_path):
@@ -40,7 +40,7 @@ def test_every_problem_is_listed_with_its_line(tmp_path):
     assert set(problems) == {2, 3, 4, 5, 6}
     assert "did you mean 'base_url'" in problems[2]
     assert "true or false" in problems[3]
-    assert "side, front" in problems[4]
+    assert "auto, side, front" in problems[4]
     assert "avatar1" in problems[5]
     assert "unknown theme 'fancy'" in problems[6]
     assert str(info.value).startswith(f"{tmp_path / 'posecode.toml'}:2:1: error[config]:")
