@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from posecode_ssg.config import SiteConfig, load_config
+from posecode_ssg.config import load_config
 from posecode_ssg.site.build import build_site
 
 

@@ -146,6 +146,7 @@ def test_md_utf8_bom(make_site, tmp_path):
     bom_root = tmp_path / "bom"
     write_tree(bom_root / "content", {"page.md": page, "heading.md": heading})
     bom = build_site(load_config(None, cwd=bom_root), progress=False)
+    assert bom.written and not bom.warnings
     assert tree_bytes(plain_root / "site") == tree_bytes(bom_root / "site")
 
 

@@ -9,10 +9,8 @@ import os
 import re
 import threading
 import urllib.request
-from pathlib import Path
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
 
-import pytest
 from conftest import figures, parse_html, read, tree_bytes, write_tree
 
 from posecode_ssg.cli import main
