@@ -95,22 +95,40 @@ def _frames(program):
 
 
 def choose_view(program) -> str:
-    """``"front"`` when the keyframes move the joints mainly in the frontal plane (more total
-    sideways (x) displacement than 1.2 × the forward-backward (z) displacement, vertical motion
-    being common to both planes; measured against the start pose with turn and travel removed)
-    and the start pose is upright; ``"side"`` otherwise."""
+    """``"front"`` when the movement shows better from the front, else ``"side"``.
+
+    Each keyframe's joints (turn and travel removed) are compared with the start pose; the
+    displacement a side camera sees is (z, y), a front camera (x, y); the view that sees more than
+    1.2 × the other wins (finger joints count a tenth). In a close call the anatomical plane of the
+    authored change decides (abduction/adduction frontal, flexion/extension sagittal). A lying or
+    seated start is always drawn from the side.
+    """
     if program.tilted_base:
         return "side"
     frames = _frames(program)
     base = _body_frame(frames[0][1], 0.0, (0.0, 0.0))
-    lateral = sagittal = 0.0
+    front = side = 0.0
     for _label, w, turn, travel in frames[1:]:
         pts = _body_frame(w, turn, travel)
         for b in BONES:
+            weight = 0.1 if b.split("_")[0] in DIGITS else 1.0
             d = pts[b] - base[b]
-            lateral += abs(d[0])
-            sagittal += abs(d[2])
-    return "front" if lateral > 1.2 * sagittal and lateral > 0.05 else "side"
+            front += weight * math.hypot(d[0], d[1])
+            side += weight * math.hypot(d[2], d[1])
+    if front > 1.2 * side:
+        return "front"
+    if side > 1.2 * front:
+        return "side"
+    # close call (e.g. arms ending overhead either way): the anatomical plane of the authored
+    # change decides: abduction/adduction (local Z) is frontal, flexion/extension (X) sagittal
+    frontal = sagittal = 0.0
+    for kf in program.keyframes:
+        for b in BONES:
+            weight = 0.1 if b.split("_")[0] in DIGITS else 1.0
+            e, e0 = kf.semantic[b], program.base_semantic[b]
+            sagittal += weight * abs(e[0] - e0[0])
+            frontal += weight * abs(e[2] - e0[2])
+    return "front" if frontal > sagittal else "side"
 
 
 def working_limbs(program) -> set[str]:

@@ -113,6 +113,10 @@ def test_view_choice():
     assert choose_view(_example("lateral-raise")) == "front"
     assert choose_view(_example("hip-abduction")) == "front"
     assert choose_view(_example("squat")) == "side"
+    assert choose_view(_example("side-bend")) == "front"
+    assert choose_view(_example("shoulder-abduction-demo")) == "front"   # the close call
+    assert choose_view(_example("touch-toes")) == "side"
+    assert choose_view(_example("standing-quad-stretch")) == "side"
     assert choose_view(_example("cobra")) == "side"      # lying: always side
     # front view of a face looking at the viewer: no nose tick
     svg = render_poster(_example("lateral-raise"))
