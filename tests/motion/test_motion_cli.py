@@ -55,3 +55,17 @@ def test_compile_markdown_fence_reports_file_lines(tmp_path):
     r = _run(str(md))
     assert r.returncode == 0
     assert f"{md}:8:5: warning[kinematic-reach-short]" in r.stderr
+
+
+def test_motion_maintenance_commands(tmp_path):
+    from posecode_ssg.motion.__main__ import main
+    from posecode_ssg.motion.rig import rig_json
+
+    src = shared_path("conformance", "examples", "squat.posecode")
+    assert main(["sheet", str(tmp_path / "s.svg"), str(src)]) == 0
+    assert ET.parse(tmp_path / "s.svg").getroot().tag.endswith("svg")
+    assert main(["rig", str(tmp_path / "rig.json")]) == 0
+    assert json.loads((tmp_path / "rig.json").read_text()) == json.loads(json.dumps(rig_json()))
+    bad = tmp_path / "bad.posecode"
+    bad.write_text("posecode nonsense\n", encoding="utf-8")
+    assert main(["sheet", str(tmp_path / "t.svg"), str(src), str(bad)]) == 1
