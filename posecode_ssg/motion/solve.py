@@ -29,7 +29,7 @@ import numpy as np
 from posecode_ssg.language.diagnostics import Diagnostic
 from posecode_ssg.language.ir import Contact
 from posecode_ssg.language.rom import rom_box
-from posecode_ssg.language.vocabulary import BACK_BONES, EFFECTOR_BONE, FLOOR
+from posecode_ssg.language.vocabulary import BACK_BONES, BONES, EFFECTOR_BONE, FLOOR
 
 from .fk import World, forward_kinematics, subtree
 from .rig import PARENT, PROP_GEOMETRY, SOLVER, START_POSES_TABLE, Avatar, anchor_position, avatar
@@ -40,7 +40,8 @@ __all__ = ["solve_keyframes", "kinematic_diagnostics", "with_columns", "Solution
 
 _CHAINS = {"hand": ("shoulder", "elbow"), "fist": ("shoulder", "elbow"), "elbow": ("shoulder",),
            "foot": ("hip", "knee"), "knee": ("hip",)}
-_PROP_TARGET_TOPS = ("box", "seat")   # anchors on a top surface: feet meet them with the sole
+_PROP_TARGET_TOPS = ("box", "seat")
+BONES_SET = frozenset(BONES)   # anchors on a top surface: feet meet them with the sole
 
 
 def grounded_start_root(pose: str, avatar_id: str | None = None, euler=None) -> np.ndarray:
@@ -385,6 +386,12 @@ def _limb_push(pose: _Pose, props: list[str], exempt: set[str]) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
+def _landmark_bone(name: str) -> str:
+    """The bone of a body-landmark reach target: a bone id as is, an effector name (``foot_left``)
+    through the effector map."""
+    return name if name not in EFFECTOR_BONE or name in BONES_SET else EFFECTOR_BONE[name]
+
+
 def _residual(w: World, c: Contact, target: np.ndarray) -> float:
     """Distance (m) between an effector and its target after the solve. For the floor: the
     horizontal distance of the joint from the target's x, z combined with the gap between the
@@ -632,8 +639,8 @@ def solve_keyframes(program) -> Solution:
             w = pose.world()
             if c.target == FLOOR:
                 tgt = _floor_target(w, c)
-            elif c.target in EFFECTOR_BONE or c.target in w.pos:
-                tgt = w.pos[c.target].copy()
+            elif c.target in w.pos or c.target in EFFECTOR_BONE:
+                tgt = w.pos[_landmark_bone(c.target)].copy()
             else:
                 tgt = np.asarray(anchor_position(c.target), float)
             end = (lambda ww, c=c: _effector_point(ww, c.effector, c.target))
@@ -656,8 +663,8 @@ def solve_keyframes(program) -> Solution:
         w = pose.world()
         for c, tgt in reach_targets:
             t = tgt.copy()
-            if c.target != FLOOR and c.target in w.pos:
-                t = w.pos[c.target]
+            if c.target != FLOOR and (c.target in w.pos or c.target in EFFECTOR_BONE):
+                t = w.pos[_landmark_bone(c.target)]   # a landmark moves with the body: re-read
             res.contacts.append(ContactResult("reach", c, t, _residual(w, c, t)))
         for c, a in pin_targets:
             res.contacts.append(ContactResult("pin", c, a, _residual(w, c, a)))
