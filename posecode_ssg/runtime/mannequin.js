@@ -7,8 +7,8 @@
  */
 
 import {
-  BoxGeometry, CylinderGeometry, Group, LatheGeometry, Mesh, MeshStandardMaterial, Object3D,
-  Quaternion, SphereGeometry, Vector2, Vector3,
+  BoxGeometry, CanvasTexture, CircleGeometry, CylinderGeometry, Group, LatheGeometry, Mesh, MeshBasicMaterial,
+  MeshStandardMaterial, Object3D, Quaternion, SphereGeometry, SRGBColorSpace, Vector2, Vector3,
 } from "three";
 
 const geometryCache = new Map();
@@ -52,6 +52,22 @@ function shared(key, make) {
 const unitSphere = () => shared("sphere", () => new SphereGeometry(1, 18, 12));
 const unitBox = () => shared("box", () => new BoxGeometry(1, 1, 1));
 const unitCylinder = () => shared("cyl", () => new CylinderGeometry(1, 1, 1, 18));
+
+/** A 64² texture: black fading radially from 22 % opacity at the centre to 0 at the rim. */
+function softDisc() {
+  const c = document.createElement("canvas");
+  c.width = c.height = 64;
+  const g = c.getContext("2d");
+  const grad = g.createRadialGradient(32, 32, 0, 32, 32, 32);
+  grad.addColorStop(0, "rgba(0,0,0,0.22)");
+  grad.addColorStop(0.6, "rgba(0,0,0,0.12)");
+  grad.addColorStop(1, "rgba(0,0,0,0)");
+  g.fillStyle = grad;
+  g.fillRect(0, 0, 64, 64);
+  const t = new CanvasTexture(c);
+  t.colorSpace = SRGBColorSpace;
+  return t;
+}
 
 const materialCache = new Map();
 /** One shared MeshStandardMaterial per colour string. */
@@ -142,6 +158,15 @@ export class Mannequin {
       }
     }
     this.group.add(this.props);
+    // a soft contact shadow on the floor under the pelvis (depth cue without a shadow map)
+    const shadowMat = shared("shadow-mat", () => new MeshBasicMaterial({ map: softDisc(), transparent: true, depthWrite: false }));
+    this.shadow = new Mesh(shared("disc", () => new CircleGeometry(1, 32)), shadowMat);
+    this.shadow.rotation.x = -Math.PI / 2;
+    const r = 0.5 * Math.hypot(av.offsets.hip_left[0] - av.offsets.hip_right[0], 0) + av.sole.size[2];
+    this.shadow.scale.set(r * 1.5, r * 1.5, 1);
+    this.shadowHeight = av.offsets.pelvis[1];
+    this.pelvis = skeleton.index.get("pelvis");
+    this.group.add(this.shadow);
   }
 
   /** Copy the skeleton's world pose onto the bone nodes (call after each evaluate). */
@@ -152,5 +177,9 @@ export class Mannequin {
       n.position.set(wp[i * 3], wp[i * 3 + 1], wp[i * 3 + 2]);
       n.quaternion.set(wq[i * 4], wq[i * 4 + 1], wq[i * 4 + 2], wq[i * 4 + 3]);
     }
+    // the shadow follows the pelvis over the floor and fades as the body rises (a hang)
+    const p = this.pelvis * 3;
+    this.shadow.position.set(wp[p], 0.002, wp[p + 2]);
+    this.shadow.visible = wp[p + 1] < 1.6 * this.shadowHeight;
   }
 }
