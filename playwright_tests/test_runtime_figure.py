@@ -313,6 +313,26 @@ def test_keyboard_operation(rt_page, runtime_site):
     assert not rt_page.problems
 
 
+def test_pointer_drag_orbits_the_camera(rt_page, runtime_site):
+    url = runtime_site.page("drag", [figure_html("a", simple_motion())])
+    rt_page.goto(url)
+    rt_page.evaluate("posecode.freeze(0.4)")
+    el = "document.getElementById('a')"
+    before = rt_page.evaluate(f"{el}.canvas.toDataURL()")
+    box = rt_page.locator("#a .pc-view").bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    rt_page.mouse.move(x, y)
+    rt_page.mouse.down()
+    rt_page.mouse.move(x + 120, y + 20, steps=6)
+    rt_page.mouse.up()
+    rt_page.evaluate("posecode.frame()")
+    assert rt_page.evaluate(f"{el}.canvas.toDataURL()") != before
+    assert rt_page.evaluate(f"{el}.sample().t") == 0.4      # orbiting does not move the figure
+    rt_page.get_by_role("button", name="Reset view").click()
+    rt_page.evaluate("posecode.frame()")
+    assert rt_page.evaluate(f"{el}.canvas.toDataURL()") == before
+
+
 def test_rep_counter_counts_loops(rt_page, runtime_site):
     url = runtime_site.page("reps", [figure_html("a", simple_motion(), autoplay=True)])
     rt_page.goto(url)

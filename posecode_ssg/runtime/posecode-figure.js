@@ -108,6 +108,13 @@ function registry() {
   pc.figures = pc.figures || [];
   pc.frame = pc.frame || (() => getStage().nextFrame());
   pc.stats = pc.stats || (() => ({ ...getStage().stats }));
+  /** Pose every figure at `t` seconds, paused, and resolve once that frame is drawn (screenshots). */
+  pc.freeze = pc.freeze || (async (t) => {
+    await Promise.allSettled(pc.figures.map((f) => f.ready));
+    for (const f of pc.figures) f.seek(t);
+    await getStage().nextFrame();
+    await getStage().nextFrame();
+  });
   return pc;
 }
 
@@ -419,7 +426,7 @@ export class PosecodeFigure extends HTMLElement {
   }
 
   _onPointerDown(e) {
-    if (e.button !== 0) return;
+    if (e.button !== 0 || e.target.closest("button")) return;   // buttons on the view keep their clicks
     this._drag = { x: e.clientX, y: e.clientY, id: e.pointerId };
     this.view.setPointerCapture(e.pointerId);
     this.view.addEventListener("pointermove", this._onPointerMove);
