@@ -98,12 +98,15 @@ class MotionProgram:
     wrap_turn: float
     duration: float
     _solution: Any = None
+    _base_root: Any = None
 
     def base_root(self) -> np.ndarray:
         """Root position (m) of the composed start pose after the bounding-box drop (the lowest
         mesh point on y = 0) for this program's avatar."""
-        from .solve import grounded_start_root   # local import: solve depends on this module's users
-        return grounded_start_root(self.start_pose, self.avatar, self.base_euler)
+        if self._base_root is None:
+            from .solve import grounded_start_root   # local import: solve imports rig/fk only
+            self._base_root = grounded_start_root(self.start_pose, self.avatar, self.base_euler)
+        return self._base_root.copy()
 
     @property
     def tilted_base(self) -> bool:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -48,12 +49,22 @@ def grounded_start_root(pose: str, avatar_id: str | None = None, euler=None) -> 
     """Root position (m) of a built-in start pose after the bounding-box drop (KR §4): the lowest
     mesh point of the figure is moved onto y = 0. ``euler`` (bone -> degrees) replaces the
     built-in joint values (e.g. a composed start pose)."""
+    if euler is None:
+        return _builtin_grounded_root(pose, avatar_id).copy()
+    return _grounded(pose, avatar_id, euler)
+
+
+def _grounded(pose: str, avatar_id: str | None, euler) -> np.ndarray:
     sp = START_POSES_TABLE[pose]
-    av = avatar(avatar_id)
     R = euler_to_matrix(sp.root_euler)
     p = np.asarray(sp.root_position, float)
-    w = forward_kinematics(av, dict(sp.joints) if euler is None else euler, p, R)
+    w = forward_kinematics(avatar(avatar_id), dict(sp.joints) if euler is None else euler, p, R)
     return p - np.array([0.0, w.lowest(), 0.0])
+
+
+@lru_cache(maxsize=None)
+def _builtin_grounded_root(pose: str, avatar_id: str | None) -> np.ndarray:
+    return _grounded(pose, avatar_id, None)
 
 
 @dataclass
@@ -500,7 +511,7 @@ def solve_keyframes(program) -> Solution:
     av = avatar(program.avatar)
     sp = START_POSES_TABLE[program.start_pose]
     base_rot = euler_to_matrix(sp.root_euler)
-    base_root = grounded_start_root(program.start_pose, program.avatar, program.base_euler)
+    base_root = program.base_root()
     base_world = forward_kinematics(av, program.base_euler, base_root, base_rot)
 
     def chor(p, turn, travel):   # world point -> choreography frame (yaw and travel removed)
