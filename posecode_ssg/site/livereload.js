@@ -149,13 +149,20 @@
     return event.defaultPrevented;
   }
 
+  const shown = new Map(); // figure id -> the markup last swapped in
+
   async function swapFigures(list) {
     for (const item of list) {
       const el = document.getElementById(item.id);
       if (!el || el.localName !== "posecode-figure") return false;
+      if (shown.get(item.id) === item.html) continue; // already showing it (fast path, then build)
+      shown.set(item.id, item.html);
       // Bounded: a runtime that never settles must not hold the page hostage.
       const done = await Promise.race([swapFigure(el, item.html), new Promise((r) => setTimeout(() => r(false), 5000))]);
-      if (!done) return false;
+      if (!done) {
+        shown.delete(item.id);
+        return false;
+      }
     }
     return true;
   }
@@ -312,5 +319,15 @@
   });
   source.addEventListener("build", (event) => {
     onBuild(JSON.parse(event.data));
+  });
+  // Sent before the build when only Posecode blocks changed: their figures,
+  // compiled on their own. The build's own event follows.
+  source.addEventListener("figures", async (event) => {
+    const message = JSON.parse(event.data);
+    const figures = pick((message.changes && message.changes.figures) || {});
+    if (!figures) return;
+    live.lastEvent = { version: message.version, timing: message.timing || null,
+                       receivedAt: performance.timeOrigin + performance.now() };
+    if (await swapFigures(figures)) markApplied("figures");
   });
 })();

@@ -199,6 +199,18 @@ class PreviewSource(Protocol):
     def build(self, out_dir: Path) -> BuildReport: ...
 
 
+def _outside_blocks(text: str, blocks: list[Any]) -> list[str]:
+    """The lines of a Markdown text that are not inside a Posecode block's body."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    inside: set[int] = set()
+    for block in blocks:
+        count = len(block.source.split("\n")) if block.source else 0
+        if block.source.endswith("\n"):
+            count -= 1
+        inside.update(range(block.first_line, block.first_line + count))
+    return [line for number, line in enumerate(lines, start=1) if number not in inside]
+
+
 class SourceError(Exception):
     """Raised by a ``PreviewSource`` when the project cannot be built at all
     (an invalid configuration); ``problems`` are shown like build errors."""
@@ -241,6 +253,12 @@ class ProjectSource:
         self._config_arg = config_path
         self._content_arg = content
         self.config = self._load()
+        self._texts: dict[str, str] = {}  # last seen text of each Markdown page (quick_figures)
+
+    def _remember_texts(self) -> None:
+        for path in Path(self.config.content_dir).rglob("*.md"):
+            with contextlib.suppress(OSError, UnicodeDecodeError):
+                self._texts[str(path)] = path.read_text(encoding="utf-8")
 
     def _load(self) -> Any:
         from dataclasses import replace
@@ -290,8 +308,79 @@ class ProjectSource:
                 for line, message in exc.problems
             ]) from None
 
+    def quick_figures(self, changed: set[str], served_pages: dict[str, str]) -> dict[str, list[dict[str, str]]] | None:
+        """The fast path for an edit inside Posecode blocks only (see ``LiveSite``).
+
+        When ``changed`` is one Markdown page whose text outside its
+        ```` ```posecode ```` blocks (and their info strings) is unchanged
+        since the last call, compile just the edited blocks and return
+        ``{output page: [{"id", "html"}, ...]}`` with the figure markup the
+        build will write, the k-th block matched to the k-th figure of the
+        page being served. ``None`` when the edit is anything else, when a
+        block does not compile cleanly, or when the page's figures do not
+        line up (the full build then decides). The build runs in any case;
+        a difference is corrected when it publishes.
+        """
+        from posecode_ssg.site.build import _figure_options
+        from posecode_ssg.site.content import page_url
+        from posecode_ssg.site.fences import extract_posecode_blocks
+        from posecode_ssg.site.figures import compile_figure
+        from posecode_ssg.site.markdown import figure_html, parse_info
+
+        content = Path(self.config.content_dir).resolve()
+        edits: list[tuple[Path, str | None, str]] = []
+        for name in changed:
+            path = Path(name)
+            if path.suffix != ".md":
+                continue
+            try:
+                text = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                self._texts.pop(name, None)
+                continue
+            edits.append((path, self._texts.get(name), text))
+            self._texts[name] = text
+        if len(changed) != 1 or len(edits) != 1:
+            return None
+        path, old_text, new_text = edits[0]
+        if old_text is None:
+            return None
+        try:
+            src_uri = path.resolve().relative_to(content).as_posix()
+        except ValueError:
+            return None
+        old_blocks = extract_posecode_blocks(old_text)
+        new_blocks = extract_posecode_blocks(new_text)
+        if [b.info for b in old_blocks] != [b.info for b in new_blocks]:
+            return None
+        if _outside_blocks(old_text, old_blocks) != _outside_blocks(new_text, new_blocks):
+            return None
+        edited = [k for k, (a, b) in enumerate(zip(old_blocks, new_blocks)) if a.source != b.source]
+        dest = page_url(src_uri)[1]
+        page = served_pages.get(dest)
+        if not edited or page is None:
+            return None
+        figures = split_figures(page)[1]
+        if len(figures) != len(new_blocks) or not all(fid for fid, _html in figures):
+            return None
+        default_view = None if self.config.default_view == "auto" else self.config.default_view
+        swaps = []
+        for k in edited:
+            block = new_blocks[k]
+            info = parse_info(block.info)
+            figure = compile_figure(block.source, _figure_options(info, self.config))
+            if figure.errors or figure.motion is None:
+                return None
+            swaps.append({"id": figures[k][0],
+                          "html": figure_html(figure, info, figures[k][0], default_view=default_view,
+                                              autoplay=self.config.autoplay, source=block.source).strip()})
+        return {dest: swaps}
+
     def build(self, out_dir: Path) -> BuildReport:
         from posecode_ssg.site.build import build_site
+
+        if not self._texts:
+            self._remember_texts()
 
         options: dict[str, Any] = {}
         if self.build_keeps_going():
@@ -654,6 +743,8 @@ class LiveSite:
 
             try:
                 config_paths = {str(p) for p in self.source.watch_files()}
+                if not changed & config_paths:
+                    await self._push_quick_figures(changed)
                 published = await self._build_and_publish(
                     reload_config=bool(changed & config_paths),
                     superseded=superseded if retries < 3 else (lambda: False),
@@ -668,6 +759,32 @@ class LiveSite:
             finally:
                 if not self._wake.is_set():
                     self._idle.set()
+
+    async def _push_quick_figures(self, changed: set[str]) -> None:
+        """Fast path for figure edits: when the source can compile just the
+        edited Posecode blocks (``quick_figures``), tell the tabs at once;
+        the full build that follows publishes as usual (tabs skip a figure
+        they already show)."""
+        quick = getattr(self.source, "quick_figures", None)
+        if quick is None:
+            return
+        started = time.time()
+        try:
+            figures = await asyncio.to_thread(quick, changed, dict(self._snapshot.pages))
+        except Exception:  # only an optimisation: the build will report any problem
+            figures = None
+        if not figures:
+            return
+        event = {
+            "type": "figures",
+            "instance": self.instance,
+            "version": self.version,
+            "changes": SiteChanges(figures=figures).to_dict(),
+            "timing": {"changeSeenAt": self._timing.get("changeSeenAt"), "buildStartAt": _ms(started),
+                       "buildEndAt": _ms(time.time()), "publishedAt": _ms(time.time())},
+        }
+        for queue in list(self._subscribers):
+            queue.put_nowait(event)
 
     async def _build_and_publish(
         self,
