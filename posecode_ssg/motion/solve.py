@@ -30,7 +30,7 @@ import numpy as np
 from posecode_ssg.language.diagnostics import Diagnostic
 from posecode_ssg.language.ir import Contact
 from posecode_ssg.language.rom import rom_box
-from posecode_ssg.language.vocabulary import BACK_BONES, BONES, EFFECTOR_BONE, FLOOR
+from posecode_ssg.language.vocabulary import BACK_BONES, BONES, EFFECTOR_BONE, FLOOR, expand_ground_lock
 
 from .fk import World, forward_kinematics, subtree
 from .rig import PARENT, PROP_GEOMETRY, SOLVER, START_POSES_TABLE, Avatar, anchor_position, avatar
@@ -763,12 +763,10 @@ def kinematic_diagnostics(program) -> list[Diagnostic]:
                                  phase=kf.name, residual=round(cr.residual, 3)))
         if ph.lifted_locks:
             lifted = dict(ph.lifted_locks)
-            groups = {"feet": ("foot_left", "foot_right"), "hands": ("hand_left", "hand_right"),
-                      "forearms": ("elbow_left", "elbow_right")}
             authored = program.ir.phases[ph.index].ground_lock
             report = []
             for name in authored:
-                members = groups.get(name, (name,))
+                members = expand_ground_lock([name])
                 if all(m in lifted for m in members):
                     report += [(m, lifted[m]) for m in members]
             for contact, h in report:
