@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from posecode_ssg.language.vocabulary import BONES, DIGITS
+from posecode_ssg.language.vocabulary import AXIAL_BONES, BONES, DIGITS, JOINT_GROUPS, SIDES
 
 from .fk import World, forward_kinematics
 from .rig import PROP_GEOMETRY
@@ -59,14 +59,13 @@ HAND_W = 0.045
 FOOT_W = 0.045
 HEAD_R = 0.078
 
+#: Limb groups for colouring, built from the vocabulary's names: each arm with its fingers, each
+#: leg, the trunk (pelvis, spine, chest) and the head (neck, head).
 _LIMBS = {
-    "arm_left": ("shoulder_left", "elbow_left", "wrist_left", "thumb_left", "index_left",
-                 "middle_left", "ring_left", "pinky_left"),
-    "arm_right": ("shoulder_right", "elbow_right", "wrist_right", "thumb_right", "index_right",
-                  "middle_right", "ring_right", "pinky_right"),
-    "leg_left": ("hip_left", "knee_left", "ankle_left"),
-    "leg_right": ("hip_right", "knee_right", "ankle_right"),
-    "trunk": ("pelvis", "spine", "chest"),
+    **{f"arm_{s}": tuple(f"{j}_{s}" for j in ("shoulder", "elbow", "wrist")) + JOINT_GROUPS[f"fingers_{s}"]
+       for s in SIDES},
+    **{f"leg_{s}": tuple(f"{j}_{s}" for j in ("hip", "knee", "ankle")) for s in SIDES},
+    "trunk": tuple(b for b in AXIAL_BONES if b not in ("neck", "head")),
     "head": ("neck", "head"),
 }
 
