@@ -866,7 +866,7 @@ class _Build:
             lines += [f"  <url><loc>{escape(config.site_url + self.url(u))}</loc></url>" for u in urls]
             lines.append("</urlset>")
             self.outputs["sitemap.xml"] = ("\n".join(lines) + "\n").encode()
-        else:
+        elif config.base_url != "/":  # a configured path without a host: say why there is no sitemap
             self.result.notes.append("no sitemap.xml: base_url has no scheme and host (set base_url = "
                                      "\"https://host/path/\" in posecode.toml)")
         # static content files
