@@ -602,6 +602,20 @@ def solve_keyframes(program) -> Solution:
                 widen = {j: pose.euler[j] for j in chain}
                 for _ in range(3):
                     _ccd(pose, chain, lambda ww, b=EFFECTOR_BONE[c.effector]: ww.pos[b], a, widen)
+            # swing clearance: a foot with no contact this phase that the lowered body pushes
+            # through the floor is lifted by its own leg (hip, knee), not by raising the body
+            # off the stance foot
+            busy = {c.effector for c in list(kf.pins) + list(kf.reaches)} | set(kf.ground_lock)
+            for s in ("left", "right"):
+                if f"foot_{s}" in busy:
+                    continue
+                w = pose.world()
+                low = w.lowest(subtree(f"ankle_{s}"))
+                if low < 0:
+                    ankle = f"ankle_{s}"
+                    target = w.pos[ankle] + np.array([0.0, -low, 0.0])
+                    chain = (f"hip_{s}", f"knee_{s}")
+                    _ccd(pose, chain, lambda ww, b=ankle: ww.pos[b], target, {j: pose.euler[j] for j in chain})
         elif pin_targets:
             w = pose.world()
             delta = np.mean([a - _effector_point(w, c.effector, c.target) for c, a in pin_targets], axis=0)
@@ -611,7 +625,9 @@ def solve_keyframes(program) -> Solution:
                 if c.effector.startswith("foot") and c.target == FLOOR:
                     s = _side(c.effector)
                     rep = _level_foot(pose, s, sem_ankle[s])
-                    if rep is not None:
+                    # a stance foot of a travelling gait that cannot stay flat is pushing off
+                    # (heel rising): expected, not reported (KR §13 skips toe-down push-offs)
+                    if rep is not None and not stance:
                         res.feet.append(FootReport(s, rep[0], rep[1], 0.0, 0.0))
                     pose.move((0.0, -(pose.world().lowest(subtree(f"ankle_{s}"))), 0.0))
         prev_pins = {(c.effector, c.target): a for c, a in pin_targets if c.target == FLOOR}
