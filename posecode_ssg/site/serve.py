@@ -584,7 +584,7 @@ class ServeOptions:
     """
 
     debounce_ms: int = 400
-    step_ms: int = 15
+    step_ms: int = 10
     quiet: bool = False
     request_wait_s: float = 30.0
     #: Shortest time between the starts of two consecutive builds. A single
@@ -594,7 +594,7 @@ class ServeOptions:
     #: A build starts only once every changed file has been unmodified this
     #: long (a little more than ``step_ms``, so the watcher has reported all
     #: writes before the build reads the files)...
-    quiet_s: float = 0.03
+    quiet_s: float = 0.02
     #: ...but never waits longer than this for a file that keeps changing.
     max_quiet_wait_s: float = 2.0
 
@@ -785,6 +785,16 @@ class LiveSite:
         }
         for queue in list(self._subscribers):
             queue.put_nowait(event)
+        await self._drain()
+
+    async def _drain(self, limit_s: float = 0.05) -> None:
+        """Let the SSE streams send what is queued before a build thread
+        starts competing with this loop for the GIL (bounded by ``limit_s``)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + limit_s
+        while any(not q.empty() for q in self._subscribers) and loop.time() < deadline:
+            await asyncio.sleep(0.001)
+        await asyncio.sleep(0.001)  # one more turn for the transport write
 
     async def _build_and_publish(
         self,
