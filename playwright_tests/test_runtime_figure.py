@@ -28,6 +28,18 @@ def simple_motion(**kw) -> dict:
     ], wrap=0, repeat=3, name="Knee bend", **kw)
 
 
+def settle_layout(page, fig_id: str) -> None:
+    """Wait (in frames) until the figure's canvas size stops changing, e.g. after a scrollbar
+    appears, so pixel comparisons see one layout."""
+    last = None
+    for _ in range(20):
+        page.evaluate("posecode.frame()")
+        size = page.evaluate(f"(() => {{ const c = document.getElementById('{fig_id}').canvas; return [c.width, c.height]; }})()")
+        if size == last:
+            return
+        last = size
+
+
 def fk_only(doc: dict) -> bool:
     return not doc["props"] and not any(p.get(k) for p in doc["phases"] for k in ("gl", "pin", "grip", "reach"))
 
@@ -277,7 +289,7 @@ def test_keyboard_operation(rt_page, runtime_site):
     assert rt_page.evaluate(f"{el}.playing") is False
     # arrows orbit the camera: the drawn frame changes; Home restores it exactly
     rt_page.evaluate(f"{el}.seek(0.5)")
-    rt_page.evaluate("posecode.frame()")
+    settle_layout(rt_page, "a")
     before = rt_page.evaluate(f"{el}.canvas.toDataURL()")
     rt_page.keyboard.press("ArrowRight")
     rt_page.evaluate("posecode.frame()")
@@ -317,6 +329,7 @@ def test_pointer_drag_orbits_the_camera(rt_page, runtime_site):
     url = runtime_site.page("drag", [figure_html("a", simple_motion())])
     rt_page.goto(url)
     rt_page.evaluate("posecode.freeze(0.4)")
+    settle_layout(rt_page, "a")
     el = "document.getElementById('a')"
     before = rt_page.evaluate(f"{el}.canvas.toDataURL()")
     box = rt_page.locator("#a .pc-view").bounding_box()
