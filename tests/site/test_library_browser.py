@@ -76,3 +76,30 @@ def test_without_javascript_every_card_is_listed_and_filters_hidden(served_libra
     assert len(visible_cards(page)) == 3
     assert not page.is_visible("[data-library-filters]")
     context.close()
+
+
+def test_html_script_breakout_in_the_browser(make_site, served_library):
+    """html-script-breakout items 2 and 4: loading the page runs nothing injected; names and cues
+    read exactly as written (text, not markup)."""
+    from tests.conftest import shared_path
+
+    browser, base = served_library
+    text = shared_path("cases", "bugs", "html-script-breakout", "page.md").read_text(encoding="utf-8")
+    result, config = make_site({"hostile.md": text})
+    assert result.written
+    page = browser.new_page()
+    dialogs: list[str] = []
+    errors: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(base + "hostile/")
+    page.wait_for_timeout(1500)
+    assert dialogs == [] and errors == []
+    assert page.evaluate("document.querySelectorAll('img').length") == 0
+    scripts = page.evaluate("Array.from(document.scripts).map(s => s.type || 'classic')")
+    assert sorted(scripts) == sorted(["application/json", "classic", "module"][: len(scripts)])
+    figure_text = page.evaluate("document.querySelector('posecode-figure').textContent")
+    cue = "</script><img src=x onerror=alert('cue')> knees < toes & hips > knees"
+    assert cue in figure_text and "Down <!--" in figure_text
+    title = page.evaluate("document.querySelector('posecode-figure').dataset.title")
+    assert title == "Squat </script><script>alert('name')</script>"
