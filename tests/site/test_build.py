@@ -355,3 +355,11 @@ def test_auto_view_follows_the_plane_of_the_movement(make_site):
     result, config = make_site(files)
     views = [f["data-view"] for f in figures(read(config.output_dir, "a/index.html"))]
     assert views == ["side", "front", "side"]
+
+
+def test_cli_config_error_exits_2(tmp_path, capsys, monkeypatch):
+    (tmp_path / "posecode.toml").write_text('site_name = "X"\nstirct = true\n', encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert main(["build"]) == 2
+    err = capsys.readouterr().err
+    assert "posecode.toml:2:1: error[config]: unknown key 'stirct' (did you mean 'strict'?)" in err
