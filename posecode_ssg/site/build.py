@@ -912,6 +912,9 @@ class _Build:
         except OSError as exc:
             shutil.rmtree(staging, ignore_errors=True)
             raise BuildError(f"cannot write the site to {out}: {exc}") from None
+        except BaseException:  # Ctrl-C mid-write: leave no half-built folder behind
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
         self.result.written = True
 
 
