@@ -5,6 +5,7 @@ fix it and see it clear."""
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import shutil
@@ -96,7 +97,6 @@ def test_figure_edit_swaps_motion_in_place(demo, page):
     motion = page.evaluate(f"JSON.parse({first}.querySelector('script[type=\"application/json\"]')"
                            ".textContent)")
     quat = motion["phases"][0]["q"]["knee_left"]
-    import math
     assert math.degrees(2 * math.acos(min(1.0, abs(quat[3])))) == pytest.approx(95, abs=0.5)
 
 
@@ -118,3 +118,42 @@ def test_broken_document_shows_overlay_and_fix_clears_it(demo, page):
     src.write_text(original, encoding="utf-8")
     overlay.wait_for(state="detached", timeout=15000)
     assert page.locator("posecode-figure").count() >= 1
+
+
+SHARED = Path(os.environ.get("POSECODE_SHARED", REPO.parent / "shared"))
+
+
+def test_sv_unicode_space_paths_in_the_browser(tmp_path, monkeypatch, page):
+    """sv-unicode-space-paths, expected 2 and 4 in a real browser: the pages under spaced,
+    accented names load with every script and JSON they need, and an edit updates the open tab."""
+    library = SHARED / "cases" / "bugs" / "sv-unicode-space-paths" / "library"
+    if not library.is_dir():
+        pytest.skip(f"shared test data not found: {library}")
+    shutil.copytree(library, tmp_path / "library")
+    monkeypatch.chdir(tmp_path / "library")
+    live = LiveSite(ProjectSource(), options=ServeOptions(quiet=True))
+    failures: list[str] = []
+    page.on("response", lambda r: failures.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+    # (the live-reload stream of a page being left is aborted: not a failure)
+    page.on("requestfailed",
+            lambda r: None if r.url.endswith("/__posecode/events") else failures.append(f"failed {r.url}"))
+    with ThreadedServer(live) as url:
+        for path in ("Plié drills/demi plié/", "über uns/"):
+            page.goto(url + quote(path))
+            page.wait_for_function("window.posecodeLive && window.posecodeLive.instance")
+            page.evaluate("document.querySelector('posecode-figure').ready")
+            assert page.evaluate("document.querySelector('posecode-figure').duration") > 0
+        assert failures == []
+        page.goto(url + quote("Plié drills/demi plié/"))
+        page.wait_for_function("window.posecodeLive && window.posecodeLive.instance")
+        page.evaluate("window.__sameDocument = true")
+        source = tmp_path / "library" / "content" / "Plié drills" / "demi plié.md"
+        edit(source, "knees: flex 20", "knees: flex 25")
+        page.wait_for_function("window.posecodeLive.updates > 0", timeout=3000)
+        assert page.evaluate("window.posecodeLive.lastAction") == "figures"
+        assert page.evaluate("window.__sameDocument") is True
+        motion = page.evaluate("JSON.parse(document.querySelector('posecode-figure "
+                               "script[type=\"application/json\"]').textContent)")
+        quat = motion["phases"][0]["q"]["knee_left"]
+        assert math.degrees(2 * math.acos(min(1.0, abs(quat[3])))) == pytest.approx(25, abs=0.5)
+        assert failures == []

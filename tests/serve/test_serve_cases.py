@@ -271,3 +271,55 @@ def test_sv_unicode_space_paths(tmp_path, monkeypatch):
         assert CLIENT_TAG not in (case.live.out_dir / "index.html").read_text(encoding="utf-8")
     finally:
         case.stop()
+
+
+# --------------------------------------------------------------------------- deletes, links, config (real build)
+
+
+def test_deleted_page_disappears_and_links_to_it_are_reported(tmp_path, monkeypatch):
+    case = CaseServer("sv-rebuild-error-keeps-serving", tmp_path, monkeypatch)
+    index_lines = (case.root / "content" / "index.md").read_text(encoding="utf-8").splitlines()
+    link_line = next(n for n, line in enumerate(index_lines, start=1) if "(other.md)" in line)
+    case.start()
+    try:
+        assert case.get("other/").status_code == 200
+        (case.root / "content" / "other.md").unlink()
+        event = case.events.wait_build_after(1, timeout=10)
+        assert "other/index.html" in event["changes"]["pages"]
+        assert case.get("other/").status_code == 404
+        (error,) = event["errors"]
+        assert error["file"] == os.path.join("content", "index.md") and error["line"] == link_line
+        assert error["code"] == "broken-link" and "other.md" in error["source"]
+        assert case.get("").status_code == 200
+        # Bring it back: the error clears.
+        (case.root / "content" / "other.md").write_text("# Other page\n\nBack again.\n", encoding="utf-8")
+        event = case.events.wait_build_after(event["version"], timeout=10)
+        assert event["errors"] == [] and "Back again." in case.get("other/").text
+    finally:
+        case.stop()
+
+
+def test_config_edit_rebuilds_every_page(tmp_path, monkeypatch):
+    case = CaseServer("sv-rebuild-error-keeps-serving", tmp_path, monkeypatch)
+    config = case.root / "posecode.toml"
+    config.write_text('site_name = "First name"\n', encoding="utf-8")
+    case.start()
+    try:
+        assert "First name" in case.get("other/").text
+        tmp = case.root / "posecode.toml.tmp"
+        tmp.write_text('site_name = "Second name"\n', encoding="utf-8")
+        os.replace(tmp, config)  # an atomic save
+        event = case.events.wait_build_after(1, timeout=10)
+        assert {"index.html", "other/index.html"} <= set(event["changes"]["pages"])
+        assert "Second name" in case.get("other/").text and "Second name" in case.get("").text
+        # A broken config is reported like any error and the site stays up.
+        config.write_text('site_name = "Third"\nsite_nme = "typo"\n', encoding="utf-8")
+        event = case.events.wait_build_after(event["version"], timeout=10)
+        (error,) = event["errors"]
+        assert error["file"] == "posecode.toml" and error["line"] == 2 and "site_nme" in error["message"]
+        assert "Second name" in case.get("other/").text
+        config.write_text('site_name = "Third"\n', encoding="utf-8")
+        event = case.events.wait_build_after(event["version"], timeout=10)
+        assert event["errors"] == [] and "Third" in case.get("other/").text
+    finally:
+        case.stop()
