@@ -59,6 +59,8 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from posecode_ssg.site.report import display_path, format_diagnostic, source_line
+
 #: URL prefix reserved for the dev server's own endpoints (never a site path).
 LIVE_PREFIX = "/__posecode"
 #: The tag injected into every HTML response (and nowhere else).
@@ -126,8 +128,9 @@ class Problem:
 
     ``file`` is the path as the author would type it (relative to the current
     directory when possible), ``line``/``column`` are 1-based (0 when
-    unknown), ``source`` is the text of that line of the file (``""`` when it
-    cannot be read).
+    unknown), ``source`` is the text of that line of the file (tabs shown as
+    spaces, ``""`` when it cannot be read). ``path`` is the file itself, for
+    the terminal formatter.
     """
 
     file: str
@@ -138,24 +141,26 @@ class Problem:
     message: str
     hint: str | None = None
     source: str = ""
+    path: str = ""
+
+    @classmethod
+    def at(cls, path: str | os.PathLike[str], *, line: int, column: int, severity: str, code: str,
+           message: str, hint: str | None = None) -> "Problem":
+        """A problem in file ``path``, its source line read from the file."""
+        return cls(file=display_path(path), line=line, column=column, severity=severity, code=code,
+                   message=message, hint=hint, source=read_source_line(path, line), path=os.fspath(path))
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON-ready dict sent to the browser overlay."""
         return {name: getattr(self, name) for name in DIAGNOSTIC_FIELDS}
 
     def format(self) -> str:
-        """Return the rustc-style text block: ``file:line:col: severity[code]: message``,
-        the source line with a caret under the column, then ``hint: ...``."""
-        head = f"{self.file}:{self.line}:{self.column}: {self.severity}[{self.code}]: {self.message}"
-        lines = [head]
-        if self.source:
-            gutter = f"{self.line} | "
-            lines.append(f"{gutter}{self.source}")
-            caret_at = max(self.column - 1, 0)
-            lines.append(" " * (len(gutter) + caret_at) + "^")
-        if self.hint:
-            lines.append(f"hint: {self.hint}")
-        return "\n".join(lines)
+        """The terminal text: exactly what ``posecode-ssg build`` prints for the same
+        diagnostic (``posecode_ssg.site.report.format_diagnostic``)."""
+        if self.path and Path(self.path).is_file():
+            return format_diagnostic(self.path, self)
+        return f"{self.file}:{self.line}:{self.column}: {self.severity}[{self.code}]: {self.message}" + (
+            f"\n  hint: {self.hint}" if self.hint else "")
 
 
 @dataclass
@@ -221,18 +226,15 @@ class SourceError(Exception):
 
 
 def problem_from_diagnostic(path: str | os.PathLike[str], diagnostic: Any) -> Problem:
-    """Turn ``(path, Diagnostic)`` (posecode_ssg.language.diagnostics) into a ``Problem``,
-    reading the source line from ``path``."""
-    line = int(getattr(diagnostic, "line", 0) or 0)
-    return Problem(
-        file=_display_path(path),
-        line=line,
+    """Turn ``(path, Diagnostic)`` (posecode_ssg.language.diagnostics) into a ``Problem``."""
+    return Problem.at(
+        path,
+        line=int(getattr(diagnostic, "line", 0) or 0),
         column=int(getattr(diagnostic, "column", 0) or 0),
         severity=str(getattr(diagnostic, "severity", "error")),
         code=str(getattr(diagnostic, "code", "error")),
         message=str(getattr(diagnostic, "message", diagnostic)),
         hint=getattr(diagnostic, "hint", None),
-        source=read_source_line(path, line),
     )
 
 
@@ -303,8 +305,7 @@ class ProjectSource:
         except ConfigError as exc:
             path = exc.path or "posecode.toml"
             raise SourceError([
-                Problem(file=_display_path(path), line=line or 1, column=1, severity="error", code="config",
-                        message=message, source=read_source_line(path, line or 1))
+                Problem.at(path, line=line or 1, column=1, severity="error", code="config", message=message)
                 for line, message in exc.problems
             ]) from None
 
@@ -851,7 +852,7 @@ class LiveSite:
         except Exception as exc:  # a crash in the build must never end the server
             report = BuildReport(crashed=f"{type(exc).__name__}: {exc}")
             report.errors.append(
-                Problem(file=_display_path(getattr(exc, "path", "") or "(build)"),
+                Problem(file=display_path(getattr(exc, "path", "") or "(build)"),
                         line=int(getattr(exc, "line", 0) or 0), column=int(getattr(exc, "column", 0) or 0),
                         severity="error", code=getattr(exc, "code", None) or "build-failed",
                         message=str(exc) or type(exc).__name__, hint=getattr(exc, "hint", None))
@@ -1003,28 +1004,11 @@ def _describe_changes(changes: SiteChanges) -> str:
     return ", ".join(parts)
 
 
-def _display_path(path: str | os.PathLike[str]) -> str:
-    """Return ``path`` relative to the current directory when it is inside it."""
-    text = os.fspath(path)
-    with contextlib.suppress(ValueError):
-        rel = os.path.relpath(text)
-        if not rel.startswith(".."):
-            return rel
-    return text
-
-
 def read_source_line(path: str | os.PathLike[str], line: int) -> str:
-    """Return line ``line`` (1-based) of a UTF-8 text file without its newline, ``""`` if unreadable."""
-    if line < 1:
-        return ""
-    try:
-        with open(path, encoding="utf-8-sig", errors="replace") as handle:
-            for number, text in enumerate(handle, start=1):
-                if number == line:
-                    return text.rstrip("\r\n")
-    except OSError:
-        return ""
-    return ""
+    """Line ``line`` (1-based) of a UTF-8 text file, tabs shown as spaces (as the terminal
+    formatter shows them), ``""`` when unreadable."""
+    text = source_line(path, line) if line >= 1 and Path(path).is_file() else None
+    return "" if text is None else text.replace("\t", " ")
 
 
 # --------------------------------------------------------------------------- #

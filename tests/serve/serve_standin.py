@@ -16,7 +16,7 @@ import os
 import shutil
 from pathlib import Path
 
-from posecode_ssg.site.serve import BuildReport, Problem, read_source_line
+from posecode_ssg.site.serve import BuildReport, Problem
 
 
 def page_path(rel_md: str) -> str:
@@ -115,10 +115,9 @@ class StandInSource:
                 fence.append(line)
                 if "flx" in line:
                     column = line.index("flx") + 1
-                    problems.append(Problem(
-                        file=str(path), line=number, column=column, severity="error", code="unknown-action",
-                        message="unknown action 'flx'", hint="did you mean 'flex'?",
-                        source=read_source_line(path, number)))
+                    problems.append(Problem.at(
+                        path, line=number, column=column, severity="error", code="unknown-action",
+                        message="unknown action 'flx'", hint="did you mean 'flex'?"))
             elif line.startswith("# "):
                 out.append(f"<h1>{html.escape(line[2:])}</h1>")
             elif line.strip():

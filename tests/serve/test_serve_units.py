@@ -126,16 +126,25 @@ def test_filter_passes_sources(name):
     assert SourceFilter()(Change.modified, f"/site/content/Plié drills/{name}") is True
 
 
-def test_problem_format_points_at_the_column():
-    problem = Problem(file="content/index.md", line=8, column=12, severity="error", code="unknown-action",
-                      message="unknown action 'flx'", hint="did you mean 'flex'?", source="    knees: flx 40")
-    assert problem.format().splitlines() == [
-        "content/index.md:8:12: error[unknown-action]: unknown action 'flx'",
-        "8 |     knees: flx 40",
-        "               ^",
-        "hint: did you mean 'flex'?",
-    ]
-    assert problem.format().splitlines()[1][len("8 | ") + 11:].startswith("flx")
+def test_problem_reads_its_line_and_formats_like_the_build(tmp_path, monkeypatch):
+    from posecode_ssg.language.diagnostics import Diagnostic
+    from posecode_ssg.site.report import format_diagnostic
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "content").mkdir()
+    page = tmp_path / "content" / "index.md"
+    page.write_text("# Drill\n\n```posecode\n\tknees: flx 40\n```\n", encoding="utf-8")
+    diagnostic = Diagnostic(code="unknown-action", severity="error", line=4, column=9,
+                            message="unknown action 'flx'", hint="did you mean 'flex'?")
+    problem = Problem.at(page, line=4, column=9, severity="error", code="unknown-action",
+                         message="unknown action 'flx'", hint="did you mean 'flex'?")
+    assert problem.file == "content/index.md"
+    assert problem.source == " knees: flx 40"  # tab shown as one space, as in the terminal
+    assert problem.source[problem.column - 1:].startswith("flx")
+    assert problem.to_dict()["hint"] == "did you mean 'flex'?"
+    # The terminal shows exactly what `posecode-ssg build` prints.
+    assert problem.format() == format_diagnostic(page, diagnostic)
+    assert problem.format().splitlines()[0] == "content/index.md:4:9: error[unknown-action]: unknown action 'flx'"
 
 
 def test_snapshot_rereads_replaced_files_and_reuses_hard_links(tmp_path):
