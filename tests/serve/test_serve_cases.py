@@ -323,3 +323,29 @@ def test_config_edit_rebuilds_every_page(tmp_path, monkeypatch):
         assert event["errors"] == [] and "Third" in case.get("other/").text
     finally:
         case.stop()
+
+
+def test_editor_files_never_trigger_builds_or_become_pages(tmp_path, monkeypatch):
+    case = CaseServer("sv-rebuild-error-keeps-serving", tmp_path, monkeypatch)
+    content = case.root / "content"
+    case.start()
+    try:
+        pages = sorted(p.relative_to(case.live.out_dir).as_posix() for p in case.live.out_dir.rglob("*.html"))
+        builds = case.live.builds
+        # Vim, Emacs, JetBrains and generic temp/backup names, as editors write them on save.
+        for name in [".index.md.swp", "index.md~", "#index.md#", ".#index.md", "4913", "index.md.bak",
+                     "index.md___jb_tmp___", "other.md.tmp"]:
+            (content / name).write_text("# Not a page\n", encoding="utf-8")
+        settle(1.0)
+        assert case.live.builds == builds and case.events.builds() == []
+        # A vim-style atomic save: write a swap file, rename it over the page.
+        swap = content / ".other.md.swp"
+        swap.write_text("# Other page\n\nSaved by rename.\n", encoding="utf-8")
+        os.replace(swap, content / "other.md")
+        event = case.events.wait_build_after(1, timeout=10)
+        assert "Saved by rename." in case.get("other/").text
+        after = sorted(p.relative_to(case.live.out_dir).as_posix() for p in case.live.out_dir.rglob("*.html"))
+        assert after == pages, "an editor file became a page"
+        assert event["errors"] == []
+    finally:
+        case.stop()
