@@ -9,8 +9,12 @@ only by this server; the files the build writes never contain it.
 Data flow for one change::
 
     editor save ─▶ awatch (debounced) ─▶ builder task (one build at a time,
-    the newest change wins) ─▶ build into the private output folder (worker
-    thread) ─▶ snapshot + diff of the served files ─▶ one SSE "build" event
+    the newest change wins; waits until the changed files are quiet) ─▶
+    [fast path: an edit inside Posecode blocks only is compiled on its own
+    and sent at once as an SSE "figures" event] ─▶ build into the private
+    output folder (worker thread) ─▶ snapshot + diff of the served files ─▶
+    one SSE "build" event (none when the build was superseded by a newer
+    change, or changed nothing)
 
 The diff decides what each open tab does: when only the inside of
 ``<posecode-figure>`` elements changed, the tab swaps those figures' motion in
@@ -192,7 +196,8 @@ class PreviewSource(Protocol):
     ``reload()`` re-reads the configuration (called before a build when a
     watched file changed); ``build(out_dir)`` builds the whole site into
     ``out_dir`` (incrementally when it can) and never raises for content
-    errors.
+    errors. Optional: ``quick_figures(changed, served_pages)``, the figure
+    fast path (see ``ProjectSource.quick_figures``).
     """
 
     def watch_dirs(self) -> list[Path]: ...
@@ -378,6 +383,9 @@ class ProjectSource:
         return {dest: swaps}
 
     def build(self, out_dir: Path) -> BuildReport:
+        """Build the site into ``out_dir`` (never the configured output folder):
+        not strict, pages with errors written with their error boxes when the
+        build supports it; returns the diagnostics as ``Problem`` objects."""
         from posecode_ssg.site.build import build_site
 
         if not self._texts:
@@ -651,16 +659,16 @@ class LiveSite:
     # -- lifecycle ---------------------------------------------------------
 
     async def start(self) -> None:
-        """Run the first build, then start the builder (and watcher) tasks."""
+        """Start the watcher, run the first build, then start the builder task."""
         self._loop = asyncio.get_running_loop()
         self._wake = asyncio.Event()
         self._idle = asyncio.Event()
         self._stop = asyncio.Event()
+        if self.watch:  # watching first: a save during the first build is not lost
+            self._tasks.append(asyncio.create_task(self._watch_loop(), name="posecode-watcher"))
         await self._build_and_publish(reload_config=False, first=True)
         self._idle.set()
         self._tasks.append(asyncio.create_task(self._build_loop(), name="posecode-builder"))
-        if self.watch:
-            self._tasks.append(asyncio.create_task(self._watch_loop(), name="posecode-watcher"))
 
     async def stop(self) -> None:
         """Stop the tasks, close every SSE stream and delete the private output."""
