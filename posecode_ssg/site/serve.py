@@ -653,6 +653,7 @@ class LiveSite:
         self._change_seen_at: float | None = None  # epoch s of the first change not yet built
         self._timing: dict[str, float] = {}
         self._printed_errors: list[str] = []
+        self._printed_warnings: set[str] = set()
         self._log = log or (lambda text: print(text, flush=True))
         self.last_event: dict[str, Any] | None = None
 
@@ -891,9 +892,12 @@ class LiveSite:
         blocks = [p.format() for p in report.errors]
         if report.crashed and not report.errors:
             blocks.append(f"error: build failed: {report.crashed}")
-        if first:
-            for warning in report.warnings:
-                self._log(warning.format())
+        # Warnings: all of them at start, later only those that are new.
+        warnings = [w.format() for w in report.warnings]
+        for block in warnings:
+            if block not in self._printed_warnings:
+                self._log(block)
+        self._printed_warnings = set(warnings)
         if blocks != self._printed_errors or first:
             for block in blocks:
                 self._log(block)

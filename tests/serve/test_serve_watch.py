@@ -214,3 +214,25 @@ def test_a_crashing_build_does_not_end_the_server(tmp_path):
         project.edit("index.md", "flex 41", "flex 42")
         event = project.events.wait_build_after(event["version"])
         assert event["errors"] == [] and "flex 42" in project.get().text
+
+
+def test_terminal_shows_new_warnings_once(tmp_path):
+    from posecode_ssg.site.serve import Problem
+
+    class Warns(StandInSource):
+        def build(self, out_dir: Path) -> BuildReport:
+            report = super().build(out_dir)
+            for path in sorted(self.content.rglob("*.md")):
+                for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+                    if "flex 1" in line and "flex 1." not in line:
+                        report.warnings.append(Problem.at(path, line=number, column=12, severity="warning",
+                                                          code="rom-clamp", message="clamped to 150"))
+            return report
+
+    with Project(tmp_path, source=Warns(tmp_path)) as project:
+        project.edit("index.md", "flex 40", "flex 170")
+        event = project.events.wait_build_after(1)
+        project.edit("other.md", "Plain text", "Other text")
+        project.events.wait_build_after(event["version"])
+        lines = [line for line in project.logs if "warning[rom-clamp]" in line]
+        assert len(lines) == 1 and "index.md:7:12: warning[rom-clamp]: clamped to 150" in lines[0]
