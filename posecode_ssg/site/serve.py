@@ -800,11 +800,11 @@ class LiveSite:
     async def _drain(self, limit_s: float = 0.05) -> None:
         """Let the SSE streams send what is queued before a build thread
         starts competing with this loop for the GIL (bounded by ``limit_s``)."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + limit_s
-        while any(not q.empty() for q in self._subscribers) and loop.time() < deadline:
-            await asyncio.sleep(0.001)
-        await asyncio.sleep(0.001)  # one more turn for the transport write
+        # Each stream marks an item done once it has been handed to the transport.
+        waiting = [queue.join() for queue in self._subscribers]
+        if waiting:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.gather(*waiting), limit_s)
 
     async def _build_and_publish(
         self,
@@ -1157,8 +1157,10 @@ def create_app(live: LiveSite, *, allowed_hosts: list[str] | None = None, on_rea
                         yield ": ping\n\n"
                         continue
                     if item is None:
+                        queue.task_done()
                         return
                     yield f"event: {item['type']}\ndata: {json.dumps(item, ensure_ascii=False)}\n\n"
+                    queue.task_done()  # resumed: the event went out (LiveSite._drain waits for this)
             finally:
                 live.unsubscribe(queue)
 
