@@ -7,8 +7,6 @@ build and runtime are in test_serve_site.py."""
 
 from __future__ import annotations
 
-import os
-import shutil
 import sys
 from pathlib import Path
 
@@ -19,13 +17,9 @@ from serve_standin import StandInSource  # noqa: E402
 
 from posecode_ssg.site.serve import LiveSite, ServeOptions, ThreadedServer  # noqa: E402
 
-CHROMIUM = os.environ.get("POSECODE_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Chromium not installed")
+from .pages import needs_browser  # noqa: E402
 
-
-@pytest.fixture(scope="session")
-def browser_type_launch_args(browser_type_launch_args):
-    return {**browser_type_launch_args, "executable_path": CHROMIUM}
+pytestmark = needs_browser  # Chromium comes from playwright_tests/conftest.py
 
 
 FAKE_FIGURE_JS = """

@@ -18,15 +18,11 @@ pytest.importorskip("posecode_ssg.site.build", reason="the site build is not ava
 
 from posecode_ssg.site.serve import LiveSite, ProjectSource, ServeOptions, ThreadedServer  # noqa: E402
 
+from .pages import needs_browser  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[1]
-CHROMIUM = os.environ.get("POSECODE_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Chromium not installed")
+pytestmark = needs_browser  # Chromium comes from playwright_tests/conftest.py
 PAGE_SRC = "strength/bodyweight-squat.md"
-
-
-@pytest.fixture(scope="session")
-def browser_type_launch_args(browser_type_launch_args):
-    return {**browser_type_launch_args, "executable_path": CHROMIUM}
 
 
 @pytest.fixture

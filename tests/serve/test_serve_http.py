@@ -6,7 +6,6 @@ served HTML, non-ASCII and spaced paths, the Host guard."""
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import httpx
 import pytest
