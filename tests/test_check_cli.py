@@ -25,10 +25,31 @@ def run(capsys, *argv):
 
 
 def test_conformance_examples_are_clean(capsys, shared):
+    """The examples parse clean; the motion compiler's kinematic warnings are reported beside the
+    parser's (issue 3), only as warnings, with every reported line a kinematic-* one."""
     code, out, _ = run(capsys, shared / "conformance" / "examples")
     assert code == 0
-    assert out.strip().splitlines() == [
-        "checked 55 documents in 55 files: 0 errors, 0 warnings, 0 hints"]
+    lines = out.strip().splitlines()
+    assert lines[-1].startswith("checked 55 documents in 55 files: 0 errors, 0 warnings, 0 hints")
+    heads = [ln for ln in lines if ln.startswith(str(shared))]
+    assert heads and all(": warning[kinematic-" in ln for ln in heads)
+
+
+def test_kinematic_diagnostics_beside_parse_result(capsys, tmp_path):
+    """An unreachable reach is a kinematic warning on its own line: exit 0, 1 with --strict, and
+    it is kept out of the parse result's warnings in the JSON output."""
+    f = tmp_path / "reach.posecode"
+    f.write_text('posecode exercise "Floor reach"\n  rig humanoid\n  pose start = standing\n\n'
+                 '  step "Reach" 1s settle:\n    reach: hand_left floor\n', "utf-8")
+    code, out, _ = run(capsys, f)
+    assert code == 0
+    assert f"{f}:6:5: warning[kinematic-reach-short]: hand_left cannot reach floor" in out
+    assert out.strip().splitlines()[-1].endswith("; 1 kinematic warning")
+    assert run(capsys, "--strict", f)[0] == 1
+    code, out, _ = run(capsys, "--format", "json", f)
+    doc = json.loads(out)[0]
+    assert doc["warnings"] == [] and [k["code"] for k in doc["kinematic"]] == ["kinematic-reach-short"]
+    assert doc["kinematic"][0]["line"] == 6
 
 
 def test_three_mistakes_reported_with_positions_carets_and_hints(capsys, tmp_path):
@@ -74,7 +95,7 @@ def test_json_format(capsys, tmp_path):
     data = json.loads(out)
     assert [Path(d["path"]).name for d in data] == ["a.posecode", "b.posecode", "page.md"]
     a, b, page = data
-    assert set(a) == {"path", "ir", "errors", "warnings", "hints"}
+    assert set(a) == {"path", "ir", "errors", "warnings", "hints", "kinematic"}
     assert a["ir"]["name"] == "Good" and a["errors"] == []
     assert b["warnings"][0]["clamped"] == 144 and b["warnings"][0]["code"] == "rom-clamp"
     assert page["fence_line"] == 5 and page["ir"] is None

@@ -11,8 +11,13 @@ Text output (default), one block per diagnostic, then a summary line::
           |     ^^^^^^^^^
           = hint: did you mean `elbow_left`?
 
+Documents that parse are also compiled and solved at their phase ends, and the motion compiler's
+kinematic diagnostics (codes ``kinematic-*``, issue 3) are reported beside the parser's, in the
+same format; they are warnings, never part of ``parse()``'s result.
+
 ``--format json`` prints one JSON array with an object per document: ``path``, ``fence_line``
-(fences only) and the keys of :meth:`ParseResult.to_dict`. ``--strict`` makes warnings fail.
+(fences only), the keys of :meth:`ParseResult.to_dict` and ``kinematic`` (a list of diagnostic
+dicts). ``--strict`` makes warnings (kinematic ones included) fail.
 
 Exit status: 0 clean, 1 problems found (errors, or warnings with ``--strict``), 2 usage error
 (a path that does not exist, or nothing to check).
@@ -24,7 +29,7 @@ import json
 import os
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -48,14 +53,39 @@ class CheckedDocument:
     fence_line: int | None
     result: ParseResult
     file_lines: list[str]
+    kinematic: list[Diagnostic] = field(default_factory=list)
+
+    def diagnostics(self) -> list[Diagnostic]:
+        """Parser and kinematic diagnostics together, by line and column."""
+        return sorted(self.result.diagnostics() + self.kinematic, key=lambda d: (d.line, d.column))
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"path", "fence_line"? , "ir", "errors", "warnings", "hints"}`` (file lines)."""
+        """``{"path", "fence_line"?, "ir", "errors", "warnings", "hints", "kinematic"}`` (file lines)."""
         d: dict[str, Any] = {"path": self.path}
         if self.fence_line is not None:
             d["fence_line"] = self.fence_line
         d.update(self.result.to_dict())
+        d["kinematic"] = [k.to_dict() for k in self.kinematic]
         return d
+
+
+def add_kinematics(doc: CheckedDocument):
+    """Compile ``doc`` (when it parsed) and attach the kinematic diagnostics of its keyframe solve.
+
+    Returns the :class:`~posecode_ssg.motion.compile.MotionProgram`, or None when the document has
+    errors. Diagnostic lines are moved to file lines (fences) and columns to the first word of the
+    line that asked for them."""
+    if doc.result.ir is None:
+        return None
+    from posecode_ssg.motion import compile_ir
+    from posecode_ssg.motion.solve import kinematic_diagnostics, with_columns
+
+    program = compile_ir(doc.result.ir)
+    kin = kinematic_diagnostics(program)
+    if doc.fence_line is not None:
+        kin = [d.shifted(doc.fence_line) for d in kin]
+    doc.kinematic = with_columns(kin, doc.file_lines)
+    return program
 
 
 def find_documents(paths: list[str]) -> tuple[list[Path], list[str]]:
@@ -129,7 +159,7 @@ def _excerpt(d: Diagnostic, lines: list[str]) -> list[str]:
 def format_text(docs: list[CheckedDocument], out: TextIO) -> None:
     """Write compiler-style diagnostics for every document."""
     for doc in docs:
-        for d in doc.result.diagnostics():
+        for d in doc.diagnostics():
             out.write(f"{doc.path}:{d.line}:{d.column}: {d.severity}[{d.code}]: {d.message}\n")
             for row in _excerpt(d, doc.file_lines):
                 out.write(row + "\n")
@@ -156,11 +186,14 @@ def run(args) -> int:
     docs: list[CheckedDocument] = []
     for f in files:
         docs.extend(check_file(f))
+    for doc in docs:
+        add_kinematics(doc)
 
     errors = sum(len(d.result.errors) for d in docs)
     warnings = sum(len(d.result.warnings) for d in docs)
+    kinematic = sum(len(d.kinematic) for d in docs)
     hints = sum(len(d.result.hints) for d in docs)
-    failed = errors > 0 or (getattr(args, "strict", False) and warnings > 0)
+    failed = errors > 0 or (getattr(args, "strict", False) and warnings + kinematic > 0)
 
     if getattr(args, "format", "text") == "json":
         json.dump([d.to_dict() for d in docs], sys.stdout, ensure_ascii=False, indent=2)
@@ -171,6 +204,8 @@ def run(args) -> int:
         summary = (f"checked {_plural(len(docs), 'document')} in {_plural(len(files), 'file')}: "
                    f"{_plural(errors, 'error')}, {_plural(warnings, 'warning')}, "
                    f"{_plural(hints, 'hint')}")
+        if kinematic:
+            summary += f"; {_plural(kinematic, 'kinematic warning')}"
         if bad:
             summary += f" ({_plural(bad, 'document')} failed)"
         elif failed:

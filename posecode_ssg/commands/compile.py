@@ -17,8 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-from posecode_ssg.commands.check import CheckedDocument, check_file, format_text
-from posecode_ssg.language.parser import ParseResult
+from posecode_ssg.commands.check import add_kinematics, check_file, format_text
 
 
 def _summary(program, doc: dict, ms: float) -> str:
@@ -41,9 +40,7 @@ def _summary(program, doc: dict, ms: float) -> str:
 
 def run(args) -> int:
     """Entry point of ``posecode-ssg compile`` (namespace with ``file``, ``json``, ``poster``)."""
-    from posecode_ssg.motion import compile_ir
     from posecode_ssg.motion.poster import render_poster
-    from posecode_ssg.motion.solve import kinematic_diagnostics, with_columns
 
     path = Path(args.file)
     if not path.is_file():
@@ -54,20 +51,10 @@ def run(args) -> int:
         print(f"posecode-ssg compile: {args.file} holds no ```posecode fence", file=sys.stderr)
         return 2
     doc = docs[0]
-    result = doc.result
-    program = None
-    ms = 0.0
-    if result.ir is not None:
-        t0 = time.perf_counter()
-        program = compile_ir(result.ir)
-        kin = kinematic_diagnostics(program)
-        ms = (time.perf_counter() - t0) * 1000
-        if doc.fence_line is not None:
-            kin = [d.shifted(doc.fence_line) for d in kin]
-        kin = with_columns(kin, doc.file_lines)
-        result = ParseResult(result.ir, list(result.errors), list(result.warnings) + kin,
-                             list(result.hints))
-    format_text([CheckedDocument(doc.path, doc.fence_line, result, doc.file_lines)], sys.stderr)
+    t0 = time.perf_counter()
+    program = add_kinematics(doc)
+    ms = (time.perf_counter() - t0) * 1000
+    format_text([doc], sys.stderr)
     if program is None:
         return 1
     motion = program.to_json()
