@@ -20,6 +20,8 @@ Front matter (YAML between ``---`` lines at the top) is validated by
 
 from __future__ import annotations
 
+import re
+
 import difflib
 import posixpath
 from dataclasses import dataclass, field
@@ -115,11 +117,33 @@ def page_url(src_uri: str) -> tuple[str, str, bool]:
     return url, f"{url}index.html", False
 
 
+#: Names editors and tools write next to a file while saving it: swap files,
+#: backups, lock files, partial downloads. They are never pages or static files of the
+#: site, and never trigger a rebuild in ``serve``. (Vim:
+#: ``.x.swp``, ``x~``, ``4913``; Emacs: ``#x#``, ``.#x``; JetBrains:
+#: ``x___jb_tmp___``; Kate: ``.x.kate-swp``; LibreOffice ``.~lock.x#``;
+#: Chrome's File System Access ``.crswap``; generic ``.tmp``, ``.bak``,
+#: ``.orig``, ``.rej``, ``.part``.)
+EDITOR_TEMP_PATTERNS = (
+    r"^\.",  # hidden files and folders, including .#lock, .x.swp, .~lock.x#
+    r"~$",
+    r"^#.*#$",
+    r"\.sw[a-z]$",
+    r"\.sw[a-z]x$",
+    r"___jb_(tmp|old|bak)___$",
+    r"^4913$",
+    r"\.(tmp|temp|bak|orig|rej|part|crswap|kate-swp)$",
+    r"^flycheck_",
+    r"\.py[cod]$",
+)
+_EDITOR_TEMP = re.compile("|".join(EDITOR_TEMP_PATTERNS))
+
+
 def scan_content(content_dir: Path) -> tuple[list[Path], list[Path]]:
     """Return ``(page sources, static files)`` under ``content_dir``, sorted by ``src_uri``.
 
-    Skips names starting with ``.`` and ``_`` (except ``_index.md``) and
-    ``__pycache__``-like folders.
+    Skips names starting with ``.`` and ``_`` (except ``_index.md``), ``__pycache__``-like
+    folders, and editor swap, backup and lock files (:data:`EDITOR_TEMP_PATTERNS`).
     """
     pages: list[Path] = []
     static: list[Path] = []
@@ -127,7 +151,7 @@ def scan_content(content_dir: Path) -> tuple[list[Path], list[Path]]:
         rel = path.relative_to(content_dir).parts
         if any(part.startswith(".") or (part.startswith("_") and part != "_index.md") for part in rel):
             continue
-        if not path.is_file():
+        if not path.is_file() or _EDITOR_TEMP.search(path.name):
             continue
         (pages if path.suffix in PAGE_SUFFIXES else static).append(path)
     return pages, static

@@ -64,6 +64,7 @@ from starlette.types import Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from posecode_ssg.site.report import display_path, format_diagnostic, source_line
+from posecode_ssg.site.content import EDITOR_TEMP_PATTERNS
 
 #: URL prefix reserved for the dev server's own endpoints (never a site path).
 LIVE_PREFIX = "/__posecode"
@@ -99,24 +100,6 @@ SHARED_ASSET_SUFFIXES = frozenset(
 #: Output data files that every figure reads (a change reloads every tab).
 SHARED_DATA_NAMES = frozenset({"rig.json"})
 
-#: Names editors and tools write next to a file while saving it: swap files,
-#: backups, lock files, partial downloads. They never trigger a build. (Vim:
-#: ``.x.swp``, ``x~``, ``4913``; Emacs: ``#x#``, ``.#x``; JetBrains:
-#: ``x___jb_tmp___``; Kate: ``.x.kate-swp``; LibreOffice ``.~lock.x#``;
-#: Chrome's File System Access ``.crswap``; generic ``.tmp``, ``.bak``,
-#: ``.orig``, ``.rej``, ``.part``.)
-EDITOR_TEMP_PATTERNS = (
-    r"^\.",  # hidden files and folders, including .#lock, .x.swp, .~lock.x#
-    r"~$",
-    r"^#.*#$",
-    r"\.sw[a-z]$",
-    r"\.sw[a-z]x$",
-    r"___jb_(tmp|old|bak)___$",
-    r"^4913$",
-    r"\.(tmp|temp|bak|orig|rej|part|crswap|kate-swp)$",
-    r"^flycheck_",
-    r"\.py[cod]$",
-)
 
 DIAGNOSTIC_FIELDS = ("file", "line", "column", "severity", "code", "message", "hint", "source")
 

@@ -18,7 +18,7 @@ from urllib.parse import quote, urljoin, urlsplit
 
 import httpx
 import pytest
-from conftest import shared_path
+from tests.conftest import shared_path
 from serve_helpers import EventLog, raw_get, settle
 
 from posecode_ssg.site.serve import CLIENT_TAG, LiveSite, ServeOptions, ThreadedServer

@@ -363,3 +363,17 @@ def test_cli_config_error_exits_2(tmp_path, capsys, monkeypatch):
     assert main(["build"]) == 2
     err = capsys.readouterr().err
     assert "posecode.toml:2:1: error[config]: unknown key 'stirct' (did you mean 'strict'?)" in err
+
+
+def test_editor_swap_and_backup_files_are_not_published(make_site):
+    """Vim/Emacs/JetBrains save artefacts beside a page are neither pages nor static files."""
+    files = dict(LIBRARY)
+    squat = files["strength/squat.md"]
+    for name in ("strength/squat.md~", "strength/#squat.md#", "strength/4913", "strength/squat.md.bak",
+                 "strength/squat.md___jb_tmp___", "strength/squat.md.swp"):
+        files[name] = squat
+    result, config = make_site(files)
+    assert not result.errors
+    published = sorted(p.relative_to(config.output_dir / "strength").as_posix()
+                       for p in (config.output_dir / "strength").rglob("*") if p.is_file())
+    assert published == ["index.html", "squat/index.html"]
