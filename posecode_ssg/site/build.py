@@ -160,7 +160,10 @@ def _compile_job(job: tuple[str, dict]) -> dict:
     return compile_figure(source, options).to_dict()
 
 
-def _figure_options(info: FenceInfo, config: SiteConfig) -> dict:
+def figure_options(info: FenceInfo, config: SiteConfig) -> dict:
+    """Compile options of one fence: its info-string ``view``/``avatar``/``title`` attributes over
+    the config's defaults (``default_view = "auto"`` leaves the view to the poster module).
+    Returns ``{"view", "avatar", "title", "default_avatar"}`` for :func:`figures.compile_figure`."""
     default = None if config.default_view == "auto" else config.default_view
     return {"view": info.attrs.get("view", default), "avatar": info.attrs.get("avatar"),
             "title": info.attrs.get("title"), "default_avatar": config.default_avatar}
@@ -483,7 +486,7 @@ class _Build:
         jobs: dict[str, tuple[str, dict]] = {}
         for page in pages:
             for token in posecode_env(page.env).figures if page.env else []:
-                options = _figure_options(token.meta["info"], self.config)
+                options = figure_options(token.meta["info"], self.config)
                 key = figure_key(token.content, options)
                 token.meta["key"] = key
                 jobs.setdefault(key, (token.content, options))

@@ -310,7 +310,7 @@ class ProjectSource:
         line up (the full build then decides). The build runs in any case;
         a difference is corrected when it publishes.
         """
-        from posecode_ssg.site.build import _figure_options
+        from posecode_ssg.site.build import figure_options
         from posecode_ssg.site.content import page_url
         from posecode_ssg.site.fences import extract_posecode_blocks
         from posecode_ssg.site.figures import compile_figure
@@ -357,7 +357,7 @@ class ProjectSource:
         for k in edited:
             block = new_blocks[k]
             info = parse_info(block.info)
-            figure = compile_figure(block.source, _figure_options(info, self.config))
+            figure = compile_figure(block.source, figure_options(info, self.config))
             if figure.errors or figure.motion is None:
                 return None
             swaps.append({"id": figures[k][0],
