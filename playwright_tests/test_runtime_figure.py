@@ -49,14 +49,46 @@ def fk_only(doc: dict) -> bool:
 # ---------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("avatar", ["avatar1", "avatar2", "avatar3"])
-def test_sample_at_phase_ends_matches_the_numpy_keyframe_solve(rt_page, runtime_site, avatar):
+def worst_difference_at_phase_ends(rt_page, runtime_site, page_name: str, docs: dict, avatar: str | None):
+    """Seek every document to each phase end (exactly, and 1 µs before it) and return the largest
+    distance (m) between a runtime joint or landmark and the numpy keyframe solve, with where."""
     from posecode_ssg.language import parse
     from posecode_ssg.motion import compile_ir
     from posecode_ssg.motion.solve import solve_keyframes
 
     from .pages import shared_path
 
+    url = runtime_site.page(page_name, [figure_html(n, d) for n, d in docs.items()])
+    rt_page.goto(url)
+    rt_page.evaluate(READY_ALL)
+    worst = (0.0, None)
+    for name, doc in docs.items():
+        ir = parse(shared_path("conformance", "examples", f"{name}.posecode").read_text(encoding="utf-8")).ir
+        solution = solve_keyframes(compile_ir(ir, avatar=avatar))
+        ends = [sum(p["d"] for p in doc["phases"][: i + 1]) for i in range(len(doc["phases"]))]
+        times = [t for e in ends for t in (e, e - 1e-6)]
+        samples = rt_page.evaluate("""([id, ts]) => { const el = document.getElementById(id);
+            return ts.map(t => { el.seek(t); return el.sample(); }); }""", [name, times])
+        for k, (t, s) in enumerate(zip(times, samples)):
+            i = k // 2
+            world = solution.phases[i].world
+            if k % 2 == 0:   # exactly at the end: the next phase (or the wrap) has begun
+                expected_phase = i + 1 if i + 1 < len(doc["phases"]) else (-1 if doc["wrap"] > 0 else 0)
+            else:
+                expected_phase = i
+            assert s["phase"] == expected_phase, f"{name} t={t}: phase {s['phase']}"
+            assert set(s["bones"]) == set(world.pos), f"{name}: bone ids differ"
+            for bone, p in world.pos.items():
+                d = math.dist(p, s["bones"][bone])
+                worst = max(worst, (d, f"{name} phase {i} t={t:.6f} {bone}"))
+            for lm in ("heel_left", "toe_left", "heel_right", "toe_right", "palm_left", "palm_right", "head_top"):
+                d = math.dist(world.landmarks[lm], s["landmarks"][lm])
+                worst = max(worst, (d, f"{name} phase {i} t={t:.6f} {lm}"))
+    return worst
+
+
+@pytest.mark.parametrize("avatar", ["avatar1", "avatar2", "avatar3"])
+def test_sample_at_phase_ends_matches_the_numpy_keyframe_solve(rt_page, runtime_site, avatar):
     docs = {}
     for name in example_names():
         doc = compiled_example(name, avatar=avatar)
@@ -65,28 +97,92 @@ def test_sample_at_phase_ends_matches_the_numpy_keyframe_solve(rt_page, runtime_
             docs[name] = doc
     if not docs:
         pytest.skip("no FK-only conformance examples")
-    url = runtime_site.page(f"fk-only-{avatar}", [figure_html(n, d) for n, d in docs.items()])
+    worst = worst_difference_at_phase_ends(rt_page, runtime_site, f"fk-only-{avatar}", docs, avatar)
+    assert worst[0] < 0.001, f"{avatar}: largest runtime/solve difference {worst[0] * 1000:.2f} mm at {worst[1]}"
+
+
+# conformance examples whose contacts are all handled by the root-moving passes that exist
+# (grip, pin to floor or prop, ground-lock of feet; reaches already touching); measured
+# agreement ≤ 0.1 mm, the bound is 1 mm. Examples needing leg/arm IK, foot levelling, prop faces
+# or reach CCD wait for those passes (docs/runtime.md "Solve order per frame"). On avatar2 and
+# avatar3 the shoulders are not as wide as bar_left–bar_right, so the numpy solve's arm CCD
+# moves the hands after the grip translation: grip examples differ there by 20–43 mm (measured)
+# until the runtime has arm CCD, and are left out for those avatars; so is demi-plie, whose
+# turned-out feet slide more than rig.json solver.plantTolerance on avatar2, where the numpy
+# solve's per-leg CCD takes over (16 mm measured).
+NEEDS_LIMB_IK_OFF_AVATAR1 = {"demi-plie"}
+ROOT_CONTACT_EXAMPLES = ["pull-up", "dead-hang", "hanging-knee-raise", "single-leg-calf-raise", "tendu",
+                         "hip-abduction", "knee-flexion-demo", "high-knee-march", "superman", "heel-raises",
+                         "demi-plie"]
+
+
+@pytest.mark.parametrize("avatar", ["avatar1", "avatar2", "avatar3"])
+def test_pin_grip_and_ground_lock_agree_with_the_numpy_solve_at_phase_ends(rt_page, runtime_site, avatar):
+    docs = {}
+    for name in ROOT_CONTACT_EXAMPLES:
+        try:
+            doc = compiled_example(name, avatar=avatar)
+        except FileNotFoundError:
+            continue
+        if avatar == "avatar1" or not (name in NEEDS_LIMB_IK_OFF_AVATAR1 or any(p.get("grip") for p in doc["phases"])):
+            docs[name] = doc
+    if not docs:
+        pytest.skip("conformance examples missing")
+    if avatar == "avatar1":
+        assert any(p.get("grip") for d in docs.values() for p in d["phases"])
+    assert any(p.get("pin") for d in docs.values() for p in d["phases"])
+    worst = worst_difference_at_phase_ends(rt_page, runtime_site, f"contacts-{avatar}", docs, avatar)
+    assert worst[0] < 0.001, f"{avatar}: largest runtime/solve difference {worst[0] * 1000:.2f} mm at {worst[1]}"
+
+
+def test_pull_up_hangs_from_the_bar_and_takes_hold_without_a_jump(rt_page, runtime_site):
+    from posecode_ssg.motion.rig import rig_json
+
+    rig = rig_json()
+    bar = rig["props"]["bar"]["anchors"]
+    doc = compiled_example("pull-up")
+    url = runtime_site.page("pull-up", [figure_html("p", doc)])
     rt_page.goto(url)
     rt_page.evaluate(READY_ALL)
-    worst = (0.0, None)
-    for name, doc in docs.items():
-        ir = parse(shared_path("conformance", "examples", f"{name}.posecode").read_text(encoding="utf-8")).ir
-        solution = solve_keyframes(compile_ir(ir, avatar=avatar))
-        ends = [sum(p["d"] for p in doc["phases"][: i + 1]) for i in range(len(doc["phases"]))]
-        samples = rt_page.evaluate("""([id, ends]) => { const el = document.getElementById(id);
-            return ends.map(t => { el.seek(t); return el.sample(); }); }""", [name, ends])
-        for i, (t, s) in enumerate(zip(ends, samples)):
-            world = solution.phases[i].world
-            expected_phase = i + 1 if i + 1 < len(doc["phases"]) else (-1 if doc["wrap"] > 0 else 0)
-            assert s["phase"] == expected_phase, f"{name} t={t}: phase {s['phase']}"
-            assert set(s["bones"]) == set(world.pos), f"{name}: bone ids differ"
-            for bone, p in world.pos.items():
-                d = math.dist(p, s["bones"][bone])
-                worst = max(worst, (d, f"{name} phase {i} {bone}"))
-            for lm in ("heel_left", "toe_left", "heel_right", "toe_right", "palm_left", "palm_right", "head_top"):
-                d = math.dist(world.landmarks[lm], s["landmarks"][lm])
-                worst = max(worst, (d, f"{name} phase {i} {lm}"))
-    assert worst[0] < 0.001, f"{avatar}: largest runtime/solve difference {worst[0] * 1000:.2f} mm at {worst[1]}"
+    ends = [sum(p["d"] for p in doc["phases"][: i + 1]) for i in range(len(doc["phases"]))]
+    # mid "Pull up" (phase 2, grip to grip): wrists on bar_left / bar_right, feet off the floor
+    t_mid = (ends[1] + ends[2]) / 2
+    times = [t_mid, ends[0] - 1e-4, ends[0] + 1e-4, ends[3] - 1e-4, ends[3] + 1e-4]
+    ss = rt_page.evaluate("""([ts]) => { const el = document.getElementById('p');
+        return ts.map(t => { el.seek(t); return el.sample(); }); }""", [times])
+    mid = ss[0]
+    assert mid["phase"] == 2
+    assert math.dist(mid["bones"]["wrist_left"], bar["bar_left"]) < 1e-4
+    assert math.dist(mid["bones"]["wrist_right"], bar["bar_right"]) < 1e-4
+    grips = [c for c in mid["contacts"] if c["kind"] == "grip"]
+    assert len(grips) == 2 and all(c["residual_m"] < 1e-4 for c in grips)
+    assert not any(w["code"] == "contact-residual" for w in mid["warnings"])
+    assert min(mid["landmarks"][f"{p}_{s}"][1] for p in ("heel", "toe") for s in ("left", "right")) > 0.1
+    # taking hold (Reach -> Hang) and dropping off (Lower -> Release) move the body continuously
+    for a, b in ((ss[1], ss[2]), (ss[3], ss[4])):
+        assert a["phase"] + 1 == b["phase"]
+        assert math.dist(a["bones"]["pelvis"], b["bones"]["pelvis"]) < 0.002
+
+
+def test_ground_locked_feet_stay_put_during_the_phase(rt_page, runtime_site):
+    doc = compiled_example("demi-plie")
+    assert doc["phases"][0].get("gl")
+    url = runtime_site.page("plie", [figure_html("d", doc)])
+    rt_page.goto(url)
+    rt_page.evaluate(READY_ALL)
+    d0 = doc["phases"][0]["d"]
+    ss = rt_page.evaluate("""([ts]) => { const el = document.getElementById('d');
+        return ts.map(t => { el.seek(t); return el.sample(); }); }""", [[d0 * k / 8 for k in range(1, 8)]])
+    # one root translation holds the mean of the planted soles exactly; each foot alone drifts
+    # by what the hips' turn-out moves it (measured 2.6 mm; per-leg IK is the next pass)
+    xz = {side: [(s["landmarks"][f"sole_{side}"][0], s["landmarks"][f"sole_{side}"][2]) for s in ss]
+          for side in ("left", "right")}
+    mean = [((a[0] + b[0]) / 2, (a[1] + b[1]) / 2) for a, b in zip(xz["left"], xz["right"])]
+    assert max(math.dist(p, mean[0]) for p in mean) < 1e-4
+    for side, pts in xz.items():
+        drift = max(math.dist(p, pts[0]) for p in pts)
+        assert drift < 0.005, f"sole_{side} drifts {drift * 1000:.1f} mm"
+    assert all(c["residual_m"] < 0.005 for s in ss for c in s["contacts"])
 
 
 def test_sample_shape_and_contacts(rt_page, runtime_site):

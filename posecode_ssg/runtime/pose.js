@@ -10,6 +10,10 @@ import { Timeline } from "./timeline.js";
 import { mul } from "./quat.js";
 import { runPasses } from "./solvers/index.js";
 import { contactResidual, resolveContacts } from "./solvers/contacts.js";
+import { emptyPlan, planSegment } from "./solvers/plan.js";
+
+const NO_CONTACTS = [];
+const NO_PLAN = emptyPlan();
 
 /**
  * @param {object} motion validated motion JSON
@@ -41,18 +45,58 @@ export class FigureModel {
       this.segFloorBound[s] = hangs ? 0 : 1;
     }
     /** the solve context handed to every pass (solvers/index.js) */
-    this.ctx = { skeleton: sk, localQ: this.localQ, floorBound: true, segment: 0, contacts: [], warnings: [], rig };
+    this.ctx = { skeleton: sk, localQ: this.localQ, floorBound: true, segment: 0, contacts: [], warnings: [], rig,
+      plan: emptyPlan(), root: this.rootChannels, startPos: this.startPos };
     this.t = 0;
     this.segment = 0;
+    this._buildPlans();
   }
 
   /**
-   * Pose the figure at `t` seconds (the loop wraps).
-   * @returns {number} the segment index
+   * Contact plans per segment (solvers/plan.js), built in phase order: segment s is planned from
+   * the solved pose at the end of phase s − 1 (the base pose for the first), which itself uses
+   * the plan of s − 1. The wrap segment has no contacts.
    */
-  evaluate(t) {
+  _buildPlans() {
+    const S = this.timeline.segmentCount, phases = this.motion.phases, tl = this.timeline;
+    const empty = emptyPlan();
+    this.segPlan = new Array(S).fill(empty);
+    // gait exception (solve.py, KR §8): travel plus floor foot pins on both sides
+    const sides = new Set();
+    for (const ph of phases) for (const [e, a] of ph.pin || []) if (a === "floor" && e.startsWith("foot_")) sides.add(e.slice(5));
+    const gait = sides.size === 2 && phases.some((ph) => Array.isArray(ph.tr) && (ph.tr[0] !== 0 || ph.tr[1] !== 0));
+    const prevRoot = new Float64Array(3);
+    let prevPlan = null;
+    const endPrev = new Float64Array(3), rp = this.skeleton.rootPos;
+    for (let s = 0; s < S; s++) {
+      // pose at the start of segment s, solved with segment s − 1's contacts (its end, u = 1)
+      this._solve(tl.times[s], s > 0 ? s - 1 : -1);
+      prevRoot.set(this.rootChannels);
+      endPrev.set(rp);
+      const plan = s < phases.length
+        ? planSegment(this.rig, this.skeleton, phases[s], s > 0 ? phases[s - 1] : null, prevPlan,
+          this.startPos, prevRoot, gait)
+        : emptyPlan();
+      this.segPlan[s] = plan;
+      prevPlan = plan;
+      // the same instant solved with this segment's contacts, before any blend
+      this._solve(tl.times[s], s, true);
+      for (let a = 0; a < 3; a++) plan.blend[a] = endPrev[a] - rp[a];
+      plan.blends = Math.hypot(plan.blend[0], plan.blend[1], plan.blend[2]) > 1e-9;
+    }
+  }
+
+  /**
+   * Timeline, forward kinematics and the solver passes at `t`; `seg` ≥ 0 forces whose contacts
+   * apply (−1: none, floor-bound) as at that segment's end, otherwise the segment containing `t`;
+   * `start` solves a segment's first instant without its entry blend (plan building).
+   */
+  _solve(t, seg, start = false) {
     const tl = this.timeline, sk = this.skeleton, r = this.rootChannels;
-    const s = tl.evaluate(t, this.localQ, r);
+    let s = tl.evaluate(t, this.localQ, r);
+    let x = t % tl.duration;
+    if (x < 0) x += tl.duration;
+    this.ctx.u = Math.min(1, Math.max(0, (x - tl.times[s]) / tl.dts[s]));
     const y = this._yawQ;
     y[0] = 0; y[1] = Math.sin(0.5 * r[0]); y[2] = 0; y[3] = Math.cos(0.5 * r[0]);
     mul(sk.rootQ, 0, y, 0, this.startQ, 0);
@@ -61,11 +105,29 @@ export class FigureModel {
     sk.rootPos[2] = this.startPos[2] + r[2];
     sk.forward(this.localQ);
     const ctx = this.ctx;
+    if (seg !== undefined && seg !== s) { s = seg; ctx.u = 1; }
+    if (start) ctx.u = 1;
     ctx.segment = s;
-    ctx.floorBound = this.segFloorBound[s] === 1;
-    ctx.contacts = this.segContacts[s];
+    if (s < 0) {
+      ctx.floorBound = true;
+      ctx.contacts = NO_CONTACTS;
+      ctx.plan = NO_PLAN;
+    } else {
+      ctx.floorBound = this.segFloorBound[s] === 1;
+      ctx.contacts = this.segContacts[s];
+      ctx.plan = this.segPlan ? this.segPlan[s] : NO_PLAN;
+    }
     ctx.warnings.length = 0;
     runPasses(ctx);
+    return s;
+  }
+
+  /**
+   * Pose the figure at `t` seconds (the loop wraps).
+   * @returns {number} the segment index
+   */
+  evaluate(t) {
+    const s = this._solve(t);
     this.t = t;
     this.segment = s;
     return s;

@@ -3,12 +3,18 @@
  * below runs once per frame, in this order, on a {@link SolveContext}:
  *
  *   1. `grounding`      bounding-box drop of floor-bound phases (kinematics-reference §4, §6)
- *   2. `ground-lock`    keep locked contacts planted (spec §5 ground_lock)     [next issue]
- *   3. `pin`            translate the root so a pinned effector meets its anchor [next issue]
- *   4. `grip`           translate, arm CCD, orient, close the fingers          [next issue]
+ *   2. `ground-lock`    planted feet held where they were when the phase began (root moves;
+ *                       leg IK and foot levelling not yet)                      (root.js)
+ *   3. `pin`            translate the root so a pinned effector meets its anchor (root.js)
+ *   4. `grip`           translate the root so the wrists meet the bar (arm CCD, orienting
+ *                       and closing the hands not yet)                          (root.js)
  *   5. `props`          push the body out of prop blocking faces              [next issue]
  *   6. `reach`          CCD within the ROM boxes, residual recorded           [next issue]
  *   7. `self-collision` bounded arm/leg depenetration                         [next issue]
+ *   8. `floor-clamp`    floor-bound phases touch the floor, none sinks (KR §6.1 step 14) (root.js)
+ *
+ * Passes 2–4 and 8 read `ctx.plan`, the segment's contact plan built once at load
+ * (plan.js), and `ctx.root` / `ctx.startPos` (turn, travel, grounded base root).
  *
  * A pass is `{name, run(ctx)}`; `run` mutates `ctx.skeleton` (root transform, local rotations via
  * `ctx.localQ` + `ctx.skeleton.forward`) and may push `{code, message}` to `ctx.warnings`. Passes
@@ -20,12 +26,13 @@
  */
 
 import { grounding } from "./grounding.js";
+import { floorClamp, grip, groundLock, pin } from "./root.js";
 
 /** The passes that exist, in run order (a subsequence of the order documented above). */
-export const PASSES = [grounding];
+export const PASSES = [grounding, groundLock, pin, grip, floorClamp];
 
 /** The documented full order (names), for tests and docs. */
-export const PASS_ORDER = ["grounding", "ground-lock", "pin", "grip", "props", "reach", "self-collision"];
+export const PASS_ORDER = ["grounding", "ground-lock", "pin", "grip", "props", "reach", "self-collision", "floor-clamp"];
 
 /**
  * Run every pass on `ctx` in order.

@@ -1,0 +1,148 @@
+/**
+ * Per-segment contact plan for the root-moving passes (ground-lock, pin, grip), built once when a
+ * figure loads so the per-frame passes only read typed arrays.
+ *
+ * It mirrors the anchor rules of the build-time keyframe solve (posecode_ssg/motion/solve.py
+ * `solve_keyframes`; kinematics-reference §5.4, §6.2, §8, §9.2):
+ * - a ground-locked foot is held at its sole centre as it was at the end of the previous phase,
+ *   if that foot was then on the floor (lowest foot point ≤ rig.json `solver.plantedHeight`) and
+ *   part of the previous support (its ground-locks and pins; both feet after a phase with no
+ *   contact, and at the start). The point is kept in the choreography frame (turn and travel
+ *   removed) so it moves with authored turn/travel, as the numpy solve carries it;
+ * - a floor pin plants (x, z) where the effector's joint was when the phase began, or where the
+ *   same pin planted it in the previous phase; its height is the effector's own contact height,
+ *   measured per frame; a pin to a prop uses the fixed anchor point of rig.json `props`;
+ * - a grip holds the wrist joint at the prop anchor.
+ * @module solvers/plan
+ */
+
+const SIDES = ["left", "right"];
+
+function propAnchor(rig, name) {
+  for (const p of Object.values(rig.props)) if (p.anchors && p.anchors[name]) return p.anchors[name];
+  return null;
+}
+
+/** Bone indices of `bone`'s subtree (itself included). */
+function subtree(sk, bone) {
+  const out = [];
+  for (let i = 0; i < sk.boneCount; i++) {
+    let j = i;
+    while (j >= 0 && j !== bone) j = sk.parent[j];
+    if (j === bone) out.push(i);
+  }
+  return Int16Array.from(out);
+}
+
+/**
+ * How the contact height of a floor effector is measured (kinematics-reference §7.1, the numpy
+ * solve's `_contact_height`): `{mode, bone, bones, value}`; mode "subtree" (joint height above
+ * the lowest mesh point of its subtree: feet, hands), "const" (elbow: rig.json
+ * `solver.elbowFloorHeight`), "pelvis" (max of `solver.pelvisFloorMin` and the pelvis height
+ * above the back bones' lowest point), "radius" (knee: the larger capsule radius at the knee).
+ */
+function contactHeightRule(rig, sk, effector) {
+  const bone = sk.index.get(rig.effectors[effector] || effector);
+  if (effector.startsWith("elbow")) return { mode: "const", bone, bones: null, value: rig.solver.elbowFloorHeight };
+  if (effector === "pelvis") {
+    return { mode: "pelvis", bone, bones: Int16Array.from(rig.backBones.map((b) => sk.index.get(b))), value: rig.solver.pelvisFloorMin };
+  }
+  if (effector.startsWith("knee")) {
+    const ankle = sk.index.get(`ankle_${effector.slice(5)}`);
+    let r = 0;
+    for (let i = 0; i < sk.segFrom.length; i++) {
+      if (sk.segTo[i] === bone) r = Math.max(r, sk.segR[i * 2 + 1]);
+      if (sk.segFrom[i] === bone && sk.segTo[i] === ankle) r = Math.max(r, sk.segR[i * 2]);
+    }
+    return { mode: "const", bone, bones: null, value: r };
+  }
+  return { mode: "subtree", bone, bones: subtree(sk, bone), value: 0 };
+}
+
+/**
+ * Height (m) of an effector's joint when its own surface just touches the floor; call after
+ * `sk.measureLowest()`.
+ */
+export function contactHeight(sk, rule) {
+  if (rule.mode === "const") return rule.value;
+  let low = Infinity;
+  const lb = sk.lowestByBone;
+  for (let i = 0; i < rule.bones.length; i++) if (lb[rule.bones[i]] < low) low = lb[rule.bones[i]];
+  const h = sk.worldP[rule.bone * 3 + 1] - low;
+  return rule.mode === "pelvis" ? Math.max(rule.value, h) : h;
+}
+
+/** An empty plan (no root-moving contact). */
+export function emptyPlan() {
+  return { lockFeet: new Int8Array(0), lockAnchor: new Float64Array(0), lockHeld: new Uint8Array(0),
+    lockAnkles: new Int16Array(0), pins: [], grips: [], blend: new Float64Array(3), blends: false };
+}
+
+/**
+ * Build the plan of segment `s` from the solved pose at the end of the previous phase.
+ * @param {object} rig rig.json
+ * @param {import("../skeleton.js").Skeleton} sk posed at the end of the previous phase (solved)
+ * @param {object} phase motion JSON phase of this segment
+ * @param {object|null} prevPhase the previous phase (null at the start)
+ * @param {object|null} prevPlan the previous segment's plan (floor pins carry over)
+ * @param {Float64Array} startPos grounded base root (m)
+ * @param {Float64Array} prevRoot [turn rad, travel x, travel z] at the end of the previous phase
+ * @param {boolean} gait a travelling clip that floor-pins both feet (pins handled by leg IK, not yet)
+ */
+export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevRoot, gait) {
+  const plan = emptyPlan();
+  const planted = rig.solver.plantedHeight;
+  sk.measureLowest();
+  // previous support
+  let support;
+  if (prevPhase && ((prevPhase.gl || []).length || (prevPhase.pin || []).length || (prevPhase.grip || []).length)) {
+    support = new Set([...(prevPhase.gl || []), ...(prevPhase.pin || []).map(([e]) => e)]);
+  } else support = new Set(["foot_left", "foot_right"]);
+  const gl = phase.gl || [];
+  const feet = SIDES.filter((s) => gl.includes(`foot_${s}`));
+  if (feet.length && !gl.includes("back")) {
+    plan.lockFeet = Int8Array.from(feet.map((s) => (s === "left" ? 0 : 1)));
+    plan.lockAnkles = Int16Array.from(feet.map((s) => sk.index.get(`ankle_${s}`)));
+    plan.lockAnchor = new Float64Array(feet.length * 3);
+    plan.lockHeld = new Uint8Array(feet.length);
+    plan.lockSole = Int16Array.from(feet.map((s) => sk.landmarkIndex.get(`sole_${s}`)));
+    const c = Math.cos(-prevRoot[0]), sn = Math.sin(-prevRoot[0]);
+    feet.forEach((s, k) => {
+      const ankle = sk.index.get(`ankle_${s}`);
+      if (!(sk.lowestByBone[ankle] <= planted) || !support.has(`foot_${s}`)) return;
+      const l = sk.landmarkIndex.get(`sole_${s}`);
+      const x = sk.landmarkP[l * 3] - startPos[0] - prevRoot[1];
+      const z = sk.landmarkP[l * 3 + 2] - startPos[2] - prevRoot[2];
+      // choreography frame: rotate by −turn about +Y
+      plan.lockAnchor[k * 3] = c * x + sn * z;
+      plan.lockAnchor[k * 3 + 1] = 0;
+      plan.lockAnchor[k * 3 + 2] = -sn * x + c * z;
+      plan.lockHeld[k] = 1;
+    });
+  }
+  for (const [effector, anchor] of phase.pin || []) {
+    const floor = anchor === "floor";
+    if (floor && gait && effector.startsWith("foot_")) continue;
+    const bone = sk.index.get(rig.effectors[effector] || effector);
+    const side = effector.endsWith("_left") ? "left" : "right";
+    const top = effector.startsWith("foot_") && (anchor === "box" || anchor === "seat");
+    const pin = { effector, anchor, floor, bone, sole: top ? sk.landmarkIndex.get(`sole_${side}`) : -1,
+      target: new Float64Array(3), rule: floor ? contactHeightRule(rig, sk, effector) : null };
+    if (floor) {
+      const prev = prevPlan && prevPlan.pins.find((p) => p.floor && p.effector === effector);
+      if (prev) pin.target.set(prev.target);
+      else for (let a = 0; a < 3; a++) pin.target[a] = sk.worldP[bone * 3 + a];
+    } else {
+      const p = propAnchor(rig, anchor);
+      if (!p) continue;
+      pin.target.set(p);
+    }
+    plan.pins.push(pin);
+  }
+  for (const [effector, anchor] of phase.grip || []) {
+    const p = propAnchor(rig, anchor);
+    if (!p) continue;
+    plan.grips.push({ effector, anchor, bone: sk.index.get(rig.effectors[effector] || effector), target: Float64Array.from(p) });
+  }
+  return plan;
+}
