@@ -61,7 +61,7 @@ def worst_difference_at_phase_ends(rt_page, runtime_site, page_name: str, docs: 
     url = runtime_site.page(page_name, [figure_html(n, d) for n, d in docs.items()])
     rt_page.goto(url)
     rt_page.evaluate(READY_ALL)
-    worst = (0.0, None)
+    worst = (0.0, "")
     for name, doc in docs.items():
         ir = parse(shared_path("conformance", "examples", f"{name}.posecode").read_text(encoding="utf-8")).ir
         solution = solve_keyframes(compile_ir(ir, avatar=avatar))
@@ -102,7 +102,7 @@ def test_sample_at_phase_ends_matches_the_numpy_keyframe_solve(rt_page, runtime_
 
 
 # conformance examples whose contacts are all handled by the root-moving passes that exist
-# (grip, pin to floor or prop, ground-lock of feet; reaches already touching); measured
+# (grip, pin to floor or prop, ground-lock of feet with foot levelling; reaches already touching); measured
 # agreement ≤ 0.1 mm, the bound is 1 mm. Examples needing leg/arm IK, foot levelling, prop faces
 # or reach CCD wait for those passes (docs/runtime.md "Solve order per frame"). On avatar2 and
 # avatar3 the shoulders are not as wide as bar_left–bar_right, so the numpy solve's arm CCD
@@ -113,7 +113,7 @@ def test_sample_at_phase_ends_matches_the_numpy_keyframe_solve(rt_page, runtime_
 NEEDS_LIMB_IK_OFF_AVATAR1 = {"demi-plie"}
 ROOT_CONTACT_EXAMPLES = ["pull-up", "dead-hang", "hanging-knee-raise", "single-leg-calf-raise", "tendu",
                          "hip-abduction", "knee-flexion-demo", "high-knee-march", "superman", "heel-raises",
-                         "demi-plie"]
+                         "demi-plie", "squat", "deadlift"]
 
 
 @pytest.mark.parametrize("avatar", ["avatar1", "avatar2", "avatar3"])

@@ -92,6 +92,9 @@ export function emptyPlan() {
 export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevRoot, gait) {
   const plan = emptyPlan();
   const planted = rig.solver.plantedHeight;
+  plan.ankle = Int16Array.from(SIDES.map((s) => sk.index.get(`ankle_${s}`)));
+  plan.knee = Int16Array.from(SIDES.map((s) => sk.index.get(`knee_${s}`)));
+  plan.ankleBox = Float64Array.from([...rig.rom.ankle_left.x, ...rig.rom.ankle_right.x]);
   sk.measureLowest();
   // previous support
   let support;
@@ -105,6 +108,7 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
     plan.lockAnkles = Int16Array.from(feet.map((s) => sk.index.get(`ankle_${s}`)));
     plan.lockAnchor = new Float64Array(feet.length * 3);
     plan.lockHeld = new Uint8Array(feet.length);
+    plan.lockLevel = !gl.some((c) => c.startsWith("hand_") || c.startsWith("elbow_"));
     plan.lockSole = Int16Array.from(feet.map((s) => sk.landmarkIndex.get(`sole_${s}`)));
     const c = Math.cos(-prevRoot[0]), sn = Math.sin(-prevRoot[0]);
     feet.forEach((s, k) => {

@@ -4,7 +4,7 @@
  * kinematics-reference §6.2, §8, §9.2; spec §5 "pin moves the body"). Each reads the segment's
  * {@link module:solvers/plan} (`ctx.plan`) and allocates nothing.
  *
- * Not yet here (the numpy solve has them): foot levelling and the per-leg CCD of ground-lock,
+ * Not yet here (the numpy solve has them): the per-leg CCD of ground-lock,
  * the hands/forearms pivot and the `back` lock, the arm CCD of grip, the stance-leg IK of a
  * travelling gait's floor pins.
  * @module solvers/root
@@ -12,8 +12,34 @@
 
 import { contactHeight } from "./plan.js";
 
+const DEG = 180 / Math.PI;
+
 /**
- * Ground-lock of feet: drop the locked feet onto the floor, then move the root horizontally by
+ * Plantigrade levelling (kinematics-reference §6.4; solve.py `_level_foot`): set the ankle's x
+ * angle so the sole is flat (its forward axis horizontal) — the angle is atan2(R[1][2], R[1][1])
+ * of the knee's world rotation R — clamped to the ankle's box in rig.json `rom`; skipped when the
+ * ankle is authored on tiptoe (x above `solver.plantigradeMaxAnkle`). The ankle's y and z are
+ * locked (box [0, 0]), so its local rotation is qX(x). Re-runs forward kinematics.
+ * @returns {boolean} whether the ankle changed
+ */
+function levelFoot(ctx, side) {
+  const sk = ctx.skeleton, q = ctx.localQ, ankle = ctx.plan.ankle[side], knee = ctx.plan.knee[side];
+  const o = ankle * 4;
+  const authored = 2 * Math.atan2(q[o], q[o + 3]) * DEG;
+  if (authored > ctx.rig.solver.plantigradeMaxAnkle) return false;
+  const w = sk.worldQ, k = knee * 4;
+  const x = w[k], y = w[k + 1], z = w[k + 2], qw = w[k + 3];
+  const needed = Math.atan2(2 * (y * z - qw * x), 1 - 2 * (x * x + z * z)) * DEG;
+  const box = ctx.plan.ankleBox;
+  const used = Math.min(Math.max(needed, box[2 * side]), box[2 * side + 1]) / DEG;
+  q[o] = Math.sin(0.5 * used); q[o + 1] = 0; q[o + 2] = 0; q[o + 3] = Math.cos(0.5 * used);
+  sk.forward(q);
+  return true;
+}
+
+/**
+ * Ground-lock of feet: drop the locked feet onto the floor, level the planted ones (unless hands
+ * or forearms are locked too: a plank stands on its toes) and drop again, then move the root horizontally by
  * the mean (anchor − sole centre) of the feet that were planted when the phase began, the anchor
  * carried by the current turn and travel (solve.py `_ground_lock`, translation step).
  */
@@ -23,10 +49,14 @@ export const groundLock = {
     const p = ctx.plan, n = p.lockFeet.length;
     if (!n) return;
     const sk = ctx.skeleton, planted = ctx.rig.solver.plantedHeight;
-    sk.measureLowest();
-    let low = Infinity;
-    for (let k = 0; k < n; k++) if (sk.lowestByBone[p.lockAnkles[k]] < low) low = sk.lowestByBone[p.lockAnkles[k]];
-    sk.translate(0, -low, 0);
+    let low = dropFeet(sk, p);
+    if (p.lockLevel) {
+      let changed = false;
+      for (let k = 0; k < n; k++) {
+        if (sk.lowestByBone[p.lockAnkles[k]] - low <= planted) changed = levelFoot(ctx, p.lockFeet[k]) || changed;
+      }
+      if (changed) low = dropFeet(sk, p);
+    }
     const r = ctx.root, c = Math.cos(r[0]), s = Math.sin(r[0]);
     let dx = 0, dz = 0, m = 0;
     for (let k = 0; k < n; k++) {
@@ -42,6 +72,16 @@ export const groundLock = {
     if (m) sk.translate(dx / m, 0, dz / m);
   },
 };
+
+/** Drop the locked feet onto the floor (lowest foot point at y = 0); returns the old height. */
+function dropFeet(sk, p) {
+  sk.measureLowest();
+  let low = Infinity;
+  for (let k = 0; k < p.lockFeet.length; k++) if (sk.lowestByBone[p.lockAnkles[k]] < low) low = sk.lowestByBone[p.lockAnkles[k]];
+  sk.translate(0, -low, 0);
+  for (let k = 0; k < p.lockFeet.length; k++) sk.lowestByBone[p.lockAnkles[k]] -= low;
+  return 0;
+}
 
 /**
  * Pin: translate the root by the mean (anchor − effector point) over the phase's pins; a floor
@@ -68,6 +108,7 @@ export const pin = {
     for (let i = 0; i < n; i++) {
       const q = pins[i];
       if (!q.floor || !q.effector.startsWith("foot_")) continue;
+      levelFoot(ctx, q.effector === "foot_left" ? 0 : 1);
       sk.measureLowest();
       sk.translate(0, -sk.lowestByBone[q.bone], 0);
     }
