@@ -78,6 +78,15 @@ def main(argv: list[str] | None = None) -> int:
         return int(module.run(args))
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # the reader went away (``posecode-ssg check ... | head``): stop quietly, as Unix tools do
+        # (Python docs, "Note on SIGPIPE"); point stdout at devnull so the interpreter's final
+        # flush cannot raise again
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
 
 
 if __name__ == "__main__":  # pragma: no cover

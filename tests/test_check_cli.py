@@ -150,3 +150,11 @@ def test_console_script_runs_as_module(tmp_path):
 def test_bug_folders_fail_with_exit_1(capsys, shared, folder):
     code, out, _ = run(capsys, shared / "cases" / "bugs" / folder)
     assert code == 1 and "error[" in out
+
+
+def test_closed_pipe_is_not_a_traceback(shared):
+    """`check ... | head -1`: the reader closes the pipe early; no traceback reaches the user."""
+    proc = subprocess.run(f"{sys.executable} -m posecode_ssg check '{shared / 'conformance' / 'examples'}' | head -1",
+                          shell=True, capture_output=True, text=True, timeout=120)
+    assert proc.stdout.count("\n") == 1
+    assert "Traceback" not in proc.stderr and "BrokenPipeError" not in proc.stderr

@@ -538,13 +538,21 @@ def solve_keyframes(program) -> Solution:
         res = PhaseSolution(i, None, {})   # type: ignore[arg-type]
 
         # anchors: every foot sole on the floor at the end of the previous phase, carried by the
-        # change of turn and travel (KR §5.4, §6.2)
+        # change of turn and travel (KR §5.4, §6.2: the stance turns with the body, as in a
+        # pivot on both feet; drift is measured in this choreography frame, KR §13). A single
+        # ground-locked foot is the pivot of a turn instead: it stays where it is in the world
+        # and the body turns about it (pc-ground-lock-effectors: a crossover turn on one foot).
+        travel_delta = np.array([kf.travel[0] - prev_travel[0], 0.0, kf.travel[1] - prev_travel[1]])
+        locked_feet = [s for s in ("left", "right") if f"foot_{s}" in kf.ground_lock]
         anchors: dict[str, np.ndarray] = {}
         for s in ("left", "right"):
             p = prev_world.landmarks[f"sole_{s}"]
             low = prev_world.lowest(subtree(f"ankle_{s}"))
             if low <= planted_h and f"foot_{s}" in prev_support:
-                a = unchor(chor(p, prev_turn, prev_travel), kf.turn, kf.travel)
+                if locked_feet == [s]:
+                    a = p + travel_delta
+                else:
+                    a = unchor(chor(p, prev_turn, prev_travel), kf.turn, kf.travel)
                 a[1] = 0.0
                 anchors[f"foot_{s}"] = a
         # ground-locked contacts not near the floor when the phase begins

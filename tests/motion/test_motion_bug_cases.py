@@ -165,3 +165,27 @@ def test_one_line_start_keeps_the_arms_hanging():
     w = solve_keyframes(p).base
     for s in ("left", "right"):
         assert w.pos[f"shoulder_{s}"][1] - w.pos[f"wrist_{s}"][1] >= 0.45
+
+
+# --- pc-ground-lock-effectors (motion part), judged at phase ends ------------------------------
+
+def _yaw_deg(w) -> float:
+    """Facing yaw about +Y from the hip line: at yaw θ the figure's left (+X at rest) points to
+    (cos θ, 0, −sin θ)."""
+    d = w.pos["hip_left"] - w.pos["hip_right"]
+    return math.degrees(math.atan2(-d[2], d[0])) % 360.0
+
+
+def test_pivot_turns_about_the_planted_right_foot():
+    """expected.md item 4: facing 70° ± 2° after "Cross", 180° ± 2° after "Settle"; the right
+    sole stays planted within 20 mm (the body turns about it, not about the pelvis)."""
+    src = shared_path("cases", "bugs", "pc-ground-lock-effectors", "pivot.posecode").read_bytes().decode("utf-8")
+    p = compile_ir(parse(src).ir)
+    sol = solve_keyframes(p)
+    start = sol.base.landmarks["sole_right"]
+    for ph, yaw in zip(sol.phases, (70.0, 180.0)):
+        assert abs(_yaw_deg(ph.world) - yaw) <= 2.0
+        d = ph.world.landmarks["sole_right"] - start
+        assert math.hypot(d[0], d[2]) <= 0.020 and abs(ph.world.landmarks["sole_right"][1]) <= 0.020
+    assert not [d for d in kinematic_diagnostics(p) if d.code == "kinematic-foot-drift"]
+
