@@ -151,11 +151,13 @@ def compile_figure(source: str, options: dict | None = None) -> CompiledFigure:
         program = compile_ir(ir, avatar=avatar)
         figure.motion = program.to_json()
         try:
-            from posecode_ssg.motion.solve import kinematic_diagnostics
+            from posecode_ssg.language.parser import split_lines
+            from posecode_ssg.motion.solve import kinematic_diagnostics, with_columns
         except ImportError:
             kinematic_diagnostics = None
         if kinematic_diagnostics is not None:
-            for d in kinematic_diagnostics(program):
+            # columns at the first word of the asking line, as `check` reports them
+            for d in with_columns(kinematic_diagnostics(program), split_lines(source)):
                 item = _diag_dict(d)
                 if item["severity"] == "error":
                     item["severity"] = "warning"

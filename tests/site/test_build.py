@@ -377,3 +377,15 @@ def test_editor_swap_and_backup_files_are_not_published(make_site):
     published = sorted(p.relative_to(config.output_dir / "strength").as_posix()
                        for p in (config.output_dir / "strength").rglob("*") if p.is_file())
     assert published == ["index.html", "squat/index.html"]
+
+
+def test_kinematic_warning_points_at_the_directive(tmp_path, capsys, monkeypatch):
+    """A kinematic warning in a fence names the file line and the column of the directive that
+    asked for it (the same place `check` reports), and does not fail the build."""
+    block = ('posecode exercise "Floor reach"\n  rig humanoid\n  pose start = standing\n\n'
+             '  step "Reach" 1s settle:\n    reach: hand_left floor\n')
+    write_tree(tmp_path / "content", {"a.md": "# A\n\n```posecode\n" + block + "```\n"})
+    monkeypatch.chdir(tmp_path)
+    assert main(["build"]) == 0
+    err = capsys.readouterr().err
+    assert re.search(r"^content/a\.md:9:5: warning\[kinematic-reach-short\]: hand_left cannot reach floor", err, re.M)
