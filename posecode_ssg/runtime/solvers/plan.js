@@ -16,6 +16,8 @@
  * @module solvers/plan
  */
 
+import { makeChain } from "./ccd.js";
+
 const SIDES = ["left", "right"];
 
 function propAnchor(rig, name) {
@@ -146,7 +148,10 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
   for (const [effector, anchor] of phase.grip || []) {
     const p = propAnchor(rig, anchor);
     if (!p) continue;
-    plan.grips.push({ effector, anchor, bone: sk.index.get(rig.effectors[effector] || effector), target: Float64Array.from(p) });
+    const side = effector.endsWith("_left") ? "left" : "right";
+    const wrist = rig.effectors[effector] || effector;
+    plan.grips.push({ effector, anchor, bone: sk.index.get(wrist), target: Float64Array.from(p),
+      chain: makeChain(rig, sk, [`shoulder_${side}`, `elbow_${side}`], wrist) });
   }
   return plan;
 }

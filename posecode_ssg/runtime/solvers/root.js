@@ -5,12 +5,13 @@
  * {@link module:solvers/plan} (`ctx.plan`) and allocates nothing.
  *
  * Not yet here (the numpy solve has them): the per-leg CCD of ground-lock,
- * the hands/forearms pivot and the `back` lock, the arm CCD of grip, the stance-leg IK of a
+ * the hands/forearms pivot and the `back` lock, hand orientation and closed fingers of grip, the stance-leg IK of a
  * travelling gait's floor pins.
  * @module solvers/root
  */
 
 import { contactHeight } from "./plan.js";
+import { ccd } from "./ccd.js";
 
 const DEG = 180 / Math.PI;
 
@@ -115,7 +116,10 @@ export const pin = {
   },
 };
 
-/** Grip: translate the root by the mean (anchor − wrist joint) over the gripping hands (solve.py, "grips (KR §9.2)"). */
+/**
+ * Grip: translate the root by the mean (anchor − wrist joint) over the gripping hands, then CCD
+ * each arm (shoulder, elbow) onto its anchor (solve.py, "grips (KR §9.2)"; solvers/ccd.js).
+ */
 export const grip = {
   name: "grip",
   run(ctx) {
@@ -128,6 +132,8 @@ export const grip = {
       dx += g[i].target[0] - w[o]; dy += g[i].target[1] - w[o + 1]; dz += g[i].target[2] - w[o + 2];
     }
     sk.translate(dx / n, dy / n, dz / n);
+    // then each arm reaches its anchor (CCD, elbow bends −x)
+    for (let i = 0; i < n; i++) ccd(ctx, g[i].chain, g[i].target, -1);
   },
 };
 

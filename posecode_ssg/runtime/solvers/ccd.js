@@ -1,0 +1,150 @@
+/**
+ * Cyclic coordinate descent over a two-joint limb chain (ball joint + hinge), as the numpy
+ * keyframe solve does it (posecode_ssg/motion/solve.py `_ccd`, `_prebend`, `_ccd_run`;
+ * kinematics-reference §7): distal → proximal, each joint rotated to swing the end point toward
+ * the target, its XYZ Euler angles clamped into its rig.json `rom` box (widened to the authored
+ * value) after every step; at most `solver.ccdIterations` passes, stopping within
+ * `solver.ccdStopDistance`. A hinge (elbow, knee) turns only about its parent's local X axis.
+ * A straight limb whose target is nearer than its end is pre-bent by the law of cosines; a chain
+ * that stops short is retried with the hinge straightened, keeping the closer result.
+ * All scratch is preallocated: nothing is allocated per call.
+ * @module solvers/ccd
+ */
+
+import { fromEulerXYZ, mul } from "../quat.js";
+
+const DEG = 180 / Math.PI;
+const _qa = new Float64Array(4), _qb = new Float64Array(4), _qc = new Float64Array(4);
+const _a = new Float64Array(3), _b = new Float64Array(3), _u = new Float64Array(3);
+
+/** XYZ Euler degrees of the quaternion q[o..] into out[oi..] (solve.py `matrix_to_euler`). */
+function eulerOf(q, o, out, oi) {
+  const x = q[o], y = q[o + 1], z = q[o + 2], w = q[o + 3];
+  const m02 = 2 * (x * z + w * y);
+  const sb = Math.min(1, Math.max(-1, m02));
+  out[oi + 1] = Math.asin(sb) * DEG;
+  if (Math.abs(sb) < 0.9999999) {
+    out[oi] = Math.atan2(-2 * (y * z - w * x), 1 - 2 * (x * x + y * y)) * DEG;
+    out[oi + 2] = Math.atan2(-2 * (x * y - w * z), 1 - 2 * (y * y + z * z)) * DEG;
+  } else {
+    out[oi] = Math.atan2(2 * (y * z + w * x), 1 - 2 * (x * x + z * z)) * DEG;
+    out[oi + 2] = 0;
+  }
+}
+
+/**
+ * A chain record for {@link ccd}: bones [ball, hinge], end bone, rom boxes, working Euler arrays.
+ * @param {object} rig rig.json
+ * @param {import("../skeleton.js").Skeleton} sk
+ * @param {string[]} ids the two joint ids, proximal first (e.g. shoulder_left, elbow_left)
+ * @param {string} end the end bone id (wrist_left)
+ */
+export function makeChain(rig, sk, ids, end) {
+  const box = new Float64Array(12);
+  ids.forEach((id, k) => {
+    const r = rig.rom[id];
+    ["x", "y", "z"].forEach((ax, i) => { box[k * 6 + i * 2] = r[ax][0]; box[k * 6 + i * 2 + 1] = r[ax][1]; });
+  });
+  return { bones: Int16Array.from(ids.map((id) => sk.index.get(id))), end: sk.index.get(end), box,
+    eul: new Float64Array(6), wid: new Float64Array(6), start: new Float64Array(6), first: new Float64Array(6) };
+}
+
+function setJoint(ctx, ch, k) {
+  const e = ch.eul, o = k * 3, b = ch.box, w = ch.wid;
+  for (let i = 0; i < 3; i++) {
+    const lo = Math.min(b[k * 6 + i * 2], w[o + i]), hi = Math.max(b[k * 6 + i * 2 + 1], w[o + i]);
+    e[o + i] = Math.min(Math.max(e[o + i], lo), hi);
+  }
+  fromEulerXYZ(ctx.localQ, ch.bones[k] * 4, e[o], e[o + 1], e[o + 2]);
+  ctx.skeleton.forward(ctx.localQ);
+}
+
+function dist2(sk, ch, t) {
+  const p = sk.worldP, o = ch.end * 3;
+  const dx = p[o] - t[0], dy = p[o + 1] - t[1], dz = p[o + 2] - t[2];
+  return dx * dx + dy * dy + dz * dz;
+}
+
+function run(ctx, ch, n, t) {
+  const sk = ctx.skeleton, P = sk.worldP, W = sk.worldQ, solver = ctx.rig.solver;
+  const stop2 = solver.ccdStopDistance * solver.ccdStopDistance;
+  for (let it = 0; it < solver.ccdIterations; it++) {
+    if (dist2(sk, ch, t) < stop2) return;
+    for (let k = n - 1; k >= 0; k--) {
+      const j = ch.bones[k], e = ch.end;
+      for (let i = 0; i < 3; i++) { _a[i] = P[e * 3 + i] - P[j * 3 + i]; _b[i] = t[i] - P[j * 3 + i]; }
+      const par = sk.parent[j];
+      if (k === 1) {
+        // hinge: the parent's local X axis in the world
+        const x = W[par * 4], y = W[par * 4 + 1], z = W[par * 4 + 2], w = W[par * 4 + 3];
+        _u[0] = 1 - 2 * (y * y + z * z); _u[1] = 2 * (x * y + w * z); _u[2] = 2 * (x * z - w * y);
+        const au = _a[0] * _u[0] + _a[1] * _u[1] + _a[2] * _u[2], bu = _b[0] * _u[0] + _b[1] * _u[1] + _b[2] * _u[2];
+        for (let i = 0; i < 3; i++) { _a[i] -= _u[i] * au; _b[i] -= _u[i] * bu; }
+        const aa = _a[0] * _a[0] + _a[1] * _a[1] + _a[2] * _a[2], bb = _b[0] * _b[0] + _b[1] * _b[1] + _b[2] * _b[2];
+        if (aa < 1e-8 || bb < 1e-8) continue;
+        const cx = _a[1] * _b[2] - _a[2] * _b[1], cy = _a[2] * _b[0] - _a[0] * _b[2], cz = _a[0] * _b[1] - _a[1] * _b[0];
+        const ang = Math.atan2(_u[0] * cx + _u[1] * cy + _u[2] * cz, _a[0] * _b[0] + _a[1] * _b[1] + _a[2] * _b[2]);
+        ch.eul[3] += ang * DEG;
+        setJoint(ctx, ch, 1);
+        continue;
+      }
+      const na = Math.hypot(_a[0], _a[1], _a[2]), nb = Math.hypot(_b[0], _b[1], _b[2]);
+      if (na * na < 1e-8 || nb * nb < 1e-8) continue;
+      for (let i = 0; i < 3; i++) { _a[i] /= na; _b[i] /= nb; }
+      const ang = Math.acos(Math.min(1, Math.max(-1, _a[0] * _b[0] + _a[1] * _b[1] + _a[2] * _b[2])));
+      if (ang < 1e-5) continue;
+      let cx = _a[1] * _b[2] - _a[2] * _b[1], cy = _a[2] * _b[0] - _a[0] * _b[2], cz = _a[0] * _b[1] - _a[1] * _b[0];
+      const cn = Math.hypot(cx, cy, cz);
+      if (cn < 1e-9) continue;
+      const s = Math.sin(0.5 * ang) / cn;
+      _qa[0] = cx * s; _qa[1] = cy * s; _qa[2] = cz * s; _qa[3] = Math.cos(0.5 * ang);
+      // new local = conj(parent) · Rd · parent · local
+      _qb[0] = -W[par * 4]; _qb[1] = -W[par * 4 + 1]; _qb[2] = -W[par * 4 + 2]; _qb[3] = W[par * 4 + 3];
+      mul(_qc, 0, _qb, 0, _qa, 0);
+      mul(_qc, 0, _qc, 0, W, par * 4);
+      mul(_qc, 0, _qc, 0, ctx.localQ, j * 4);
+      eulerOf(_qc, 0, ch.eul, k * 3);
+      setJoint(ctx, ch, k);
+    }
+  }
+}
+
+/**
+ * Solve one chain toward target `t` ([x, y, z] m) from the current pose; `hingeSign` is +1 for a
+ * knee (bends +x), −1 for an elbow. Mutates `ctx.localQ` and re-poses the skeleton.
+ */
+export function ccd(ctx, ch, t, hingeSign) {
+  const sk = ctx.skeleton, P = sk.worldP, q = ctx.localQ;
+  for (let k = 0; k < 2; k++) eulerOf(q, ch.bones[k] * 4, ch.eul, k * 3);
+  ch.wid.set(ch.eul);
+  // pre-bend a too-straight limb (solve.py `_prebend`)
+  const r = ch.bones[0], h = ch.bones[1], e = ch.end;
+  const a = Math.hypot(P[h * 3] - P[r * 3], P[h * 3 + 1] - P[r * 3 + 1], P[h * 3 + 2] - P[r * 3 + 2]);
+  const b = Math.hypot(P[e * 3] - P[h * 3], P[e * 3 + 1] - P[h * 3 + 1], P[e * 3 + 2] - P[h * 3 + 2]);
+  const d = Math.hypot(t[0] - P[r * 3], t[1] - P[r * 3 + 1], t[2] - P[r * 3 + 2]);
+  const reach = Math.hypot(P[e * 3] - P[r * 3], P[e * 3 + 1] - P[r * 3 + 1], P[e * 3 + 2] - P[r * 3 + 2]);
+  if (a >= 1e-6 && b >= 1e-6 && d < reach - 1e-3) {
+    const c = Math.min(1, Math.max(-1, (d * d - a * a - b * b) / (2 * a * b)));
+    const theta = Math.acos(c) * DEG;
+    if (Math.abs(ch.eul[3]) < theta && ch.eul[3] * hingeSign >= -1e-9) {
+      ch.eul[3] = hingeSign * theta;
+      setJoint(ctx, ch, 1);
+      run(ctx, ch, 1, t);
+    }
+  }
+  ch.start.set(ch.eul);
+  run(ctx, ch, 2, t);
+  const d1 = Math.sqrt(dist2(sk, ch, t));
+  if (d1 <= ctx.rig.solver.ccdStopDistance) return;
+  ch.first.set(ch.eul);
+  ch.eul.set(ch.start);
+  setJoint(ctx, ch, 0);
+  ch.eul[3] = 0;
+  setJoint(ctx, ch, 1);
+  run(ctx, ch, 1, t);
+  if (Math.sqrt(dist2(sk, ch, t)) > d1) {
+    ch.eul.set(ch.first);
+    setJoint(ctx, ch, 0);
+    setJoint(ctx, ch, 1);
+  }
+}
