@@ -39,12 +39,17 @@ def run(args: argparse.Namespace) -> int:
     for note in result.notes:
         print(f"note: {note}", file=sys.stderr)
     out = display_path(result.output_dir) + "/"
-    counts = (f"{len(result.pages)} pages, {result.figures} figures, {len(result.errors)} errors, "
-              f"{len(result.warnings)} warnings in {result.seconds:.2f} s")
+    counts = (f"{_plural(len(result.pages), 'page')}, {_plural(result.figures, 'figure')}, "
+              f"{_plural(len(result.errors), 'error')}, {_plural(len(result.warnings), 'warning')} "
+              f"in {result.seconds:.2f} s")
     if result.failed:
         why = "warnings with --strict" if not result.errors else "errors"
         print(f"build failed ({why}): {counts}; {out} left unchanged", file=sys.stderr)
         return 1
     state = "unchanged" if result.unchanged else f"written to {out}"
-    print(f"built {counts} ({result.compiled} figures compiled); site {state}")
+    print(f"built {counts} ({_plural(result.compiled, 'figure')} compiled); site {state}")
     return 0
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"

@@ -562,7 +562,7 @@ class _Parser:
             if failed:
                 where = ", ".join(map(str, failed))
                 msg += f" (the step header on line {where} could not be read)"
-                hint = "fix the step header above"
+                hint = f"fix the step header on line {where}"
             self.err("no-steps", 1, 1, msg, hint)
 
         if self.errors or kind is None or name is None:
