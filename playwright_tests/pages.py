@@ -24,15 +24,7 @@ REPO = Path(__file__).resolve().parents[1]
 RUNTIME_DIR = REPO / "posecode_ssg" / "runtime"
 BUNDLE = RUNTIME_DIR / "dist" / "posecode-runtime.js"
 
-SHARED = Path(os.environ.get("POSECODE_SHARED", REPO.parent / "shared"))
-
-
-def shared_path(*parts: str) -> Path:
-    """A path under ../shared (as tests/conftest.py), skipping the test when it is absent."""
-    path = SHARED.joinpath(*parts)
-    if not path.exists():
-        pytest.skip(f"shared test data not found: {path}")
-    return path
+from tests.conftest import SHARED, shared_path  # noqa: E402  (one home for ../shared)
 
 
 def script_json(data: dict) -> str:

@@ -6,7 +6,6 @@ fix it and see it clear."""
 from __future__ import annotations
 
 import math
-import os
 import re
 import shutil
 from pathlib import Path
@@ -19,6 +18,7 @@ pytest.importorskip("posecode_ssg.site.build", reason="the site build is not ava
 from posecode_ssg.site.serve import LiveSite, ProjectSource, ServeOptions, ThreadedServer  # noqa: E402
 
 from .pages import needs_browser  # noqa: E402
+from tests.conftest import shared_path  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 pytestmark = needs_browser  # Chromium comes from playwright_tests/conftest.py
@@ -116,15 +116,10 @@ def test_broken_document_shows_overlay_and_fix_clears_it(demo, page):
     assert page.locator("posecode-figure").count() >= 1
 
 
-SHARED = Path(os.environ.get("POSECODE_SHARED", REPO.parent / "shared"))
-
-
 def test_sv_unicode_space_paths_in_the_browser(tmp_path, monkeypatch, page):
     """sv-unicode-space-paths, expected 2 and 4 in a real browser: the pages under spaced,
     accented names load with every script and JSON they need, and an edit updates the open tab."""
-    library = SHARED / "cases" / "bugs" / "sv-unicode-space-paths" / "library"
-    if not library.is_dir():
-        pytest.skip(f"shared test data not found: {library}")
+    library = shared_path("cases", "bugs", "sv-unicode-space-paths", "library")
     shutil.copytree(library, tmp_path / "library")
     monkeypatch.chdir(tmp_path / "library")
     live = LiveSite(ProjectSource(), options=ServeOptions(quiet=True))

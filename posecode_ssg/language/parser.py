@@ -208,6 +208,17 @@ class _Parser:
     def err(self, code: str, line: int, col: int, msg: str, hint: str | None = None) -> None:
         self.errors.append(Diagnostic(code, "error", line, max(1, col), msg, hint))
 
+    def closed_word(self, tok, line: int, code: str, what: str, allowed) -> str | None:
+        """Return ``tok`` as a word of the closed list ``allowed`` (spec §1: closed vocabularies),
+        or report ``code`` ("unknown <what> "word"; expected one of …" with a did-you-mean) and
+        return None."""
+        word = str(tok)
+        if word in allowed:
+            return word
+        self.err(code, line, tok.column, f'unknown {what} "{word}"; expected one of {", ".join(allowed)}',
+                 did_you_mean(word, allowed))
+        return None
+
     def hint(self, code: str, line: int, col: int, msg: str, hint: str | None = None) -> None:
         self.hints.append(Diagnostic(code, "hint", line, max(1, col), msg, hint))
 
@@ -433,13 +444,9 @@ class _Parser:
         # props first: a prop may be declared after the step that uses it
         for st, _children in top:
             if st.rule == "prop":
-                word = str(st.tokens[0])
-                if word in V.PROPS:
+                word = self.closed_word(st.tokens[0], st.line, "unknown-prop", "prop", V.PROPS)
+                if word is not None:
                     self.props.append(word)
-                else:
-                    self.err("unknown-prop", st.line, st.tokens[0].column,
-                             f'unknown prop "{word}"; expected one of {", ".join(V.PROPS)}',
-                             did_you_mean(word, V.PROPS))
 
         for st, children in top:
             r = st.rule
@@ -455,21 +462,9 @@ class _Parser:
                 dropped_children.append((children, st.head == "pose"))
                 continue
             if r == "rig":
-                word = str(st.tokens[0])
-                if word not in V.RIGS:
-                    self.err("unknown-rig", st.line, st.tokens[0].column,
-                             f'unknown rig "{word}"; expected one of {", ".join(V.RIGS)}',
-                             did_you_mean(word, V.RIGS))
-                else:
-                    rig = word
+                rig = self.closed_word(st.tokens[0], st.line, "unknown-rig", "rig", V.RIGS) or rig
             elif r == "avatar":
-                word = str(st.tokens[0])
-                if word not in V.AVATARS:
-                    self.err("unknown-avatar", st.line, st.tokens[0].column,
-                             f'unknown avatar "{word}"; expected one of {", ".join(V.AVATARS)}',
-                             did_you_mean(word, V.AVATARS))
-                else:
-                    avatar = word
+                avatar = self.closed_word(st.tokens[0], st.line, "unknown-avatar", "avatar", V.AVATARS) or avatar
             elif r == "clip":
                 clip = _unquote(st.tokens[0])
             elif r == "repeat":
@@ -490,11 +485,8 @@ class _Parser:
                     dropped_children.append((children, True))
                     continue
                 pose_seen = True
-                word = str(tok)
-                if word not in V.START_POSES:
-                    self.err("unknown-start-pose", st.line, tok.column,
-                             f'unknown start pose "{word}"; expected one of '
-                             f'{", ".join(V.START_POSES)}', did_you_mean(word, V.START_POSES))
+                word = self.closed_word(tok, st.line, "unknown-start-pose", "start pose", V.START_POSES)
+                if word is None:
                     dropped_children.append((children, True))
                 else:
                     start_pose = word
