@@ -281,6 +281,87 @@ def _ccd_run(pose: _Pose, chain: tuple[str, ...], end_fn, target: np.ndarray, wi
             pose.set_euler(joint, e)
 
 
+def _two_bone(pose: _Pose, ball: str, hinge: str, end: str, target: np.ndarray, sign: float = 1.0) -> None:
+    """Analytic two-bone IK (ball joint + hinge, e.g. hip–knee–ankle): put the ``end`` joint on
+    ``target`` (world m). The hinge turns about its parent's local X axis (intrinsic XYZ Euler:
+    adding Δ to x is a rotation by Δ about that axis), by the angle the law of cosines asks for:
+    with v = end − hinge split about the axis u into v∥ + v⊥ and w = hinge − ball,
+    |w + Rᵤ(Δ)v|² = C + P cos Δ + Q sin Δ (C = |w + v∥|² + |v⊥|², P = 2 w·v⊥, Q = 2 w·(u × v⊥)),
+    solved for the root that stays in the hinge's ROM box, bends the natural way (``sign``: knee
+    +1, elbow −1; a straight limb has two near roots) and is nearest zero; then the ball joint turns by
+    the shortest arc from (end − ball) to (target − ball), which keeps the limb's plane (the
+    knee's swivel) as authored. Both joints are clamped to their ``rig`` ROM boxes widened to
+    the incoming value (KR §2.5); a clamped or out-of-reach target is left short. The browser
+    runtime runs the same steps (runtime/solvers/limb.js)."""
+    w = pose.world()
+    H, K, A = w.pos[ball], w.pos[hinge], w.pos[end]
+    u = w.rot[ball] @ np.array([1.0, 0.0, 0.0])
+    v = A - K
+    vpar = u * float(u @ v)
+    vperp = v - vpar
+    w0 = K - H
+    C = float((w0 + vpar) @ (w0 + vpar) + vperp @ vperp)
+    P = 2.0 * float(w0 @ vperp)
+    Q = 2.0 * float(w0 @ np.cross(u, vperp))
+    R = math.hypot(P, Q)
+    e = pose.euler[hinge]
+    if R > 1e-9:
+        d2 = float((target - H) @ (target - H))
+        acos = math.acos(min(1.0, max(-1.0, (d2 - C) / R)))
+        phi = math.atan2(Q, P)
+        lo, hi = rom_box(hinge)["x"]
+        lo, hi = min(lo, e[0]), max(hi, e[0])
+        best = None
+        for delta in (phi + acos, phi - acos):
+            delta = math.atan2(math.sin(delta), math.cos(delta))
+            x = e[0] + math.degrees(delta)
+            xc = min(max(x, lo), hi)
+            key = (round(abs(x - xc), 9), xc * sign < -1e-6, abs(delta))
+            if best is None or key < best[0]:
+                best = (key, xc)
+        pose.set_euler(hinge, (best[1], e[1], e[2]))
+    w = pose.world()
+    a, b = w.pos[end] - H, target - H
+    na, nb = float(np.linalg.norm(a)), float(np.linalg.norm(b))
+    if na < 1e-4 or nb < 1e-4:
+        return
+    a, b = a / na, b / nb
+    axis = np.cross(a, b)
+    n = float(np.linalg.norm(axis))
+    ang = math.atan2(n, float(a @ b))
+    if n < 1e-9 or ang < 1e-7:
+        return
+    Rd = axis_angle_matrix(axis / n, ang)
+    parent_rot = w.rot[ball] @ pose.local[ball].T
+    new_local = parent_rot.T @ Rd @ parent_rot @ pose.local[ball]
+    pose.set_euler(ball, _clamp_box(ball, matrix_to_euler(new_local), pose.euler[ball]))
+
+
+def _hold_weight(low: float) -> float:
+    """How firmly a ground-locked foot is held (0–1) from its lowest point ``low`` (m) above the
+    floor before the hold: 1 up to 0.2 × ``solver.plantedHeight`` (1 cm), smoothstep down to 0
+    at 0.6 × (3 cm): a foot the authored joints lift off the floor (a hamstring curl) is let go
+    over a few degrees of knee, not dropped in one frame. Same rule in runtime/solvers/root.js."""
+    h = float(SOLVER["plantedHeight"])
+    x = min(1.0, max(0.0, (0.6 * h - low) / (0.4 * h)))
+    return x * x * (3.0 - 2.0 * x)
+
+
+def _stance_shift(errors: list[tuple[np.ndarray, float]]) -> np.ndarray:
+    """The root's horizontal move (m) that holds the planted feet: the mean of each foot's
+    (anchor − sole) error weighted by hold / (|error|² + ε²), ε = ``solver.plantTolerance``.
+    Feet that need the same move (a squat sitting back) share it; a foot whose error is its own
+    (one foot curling, the feet spreading) barely moves the body, and its leg IK holds it
+    instead. Continuous in every input. Same rule in runtime/solvers/root.js."""
+    eps2 = float(SOLVER["plantTolerance"]) ** 2
+    num, den = np.zeros(3), 0.0
+    for e, k in errors:
+        wk = k / (float(e @ e) + eps2)
+        num += wk * e
+        den += wk
+    return num / den if den > 0 else num
+
+
 def _sole_metrics(w: World, side: str) -> tuple[float, float]:
     return float(w.landmarks[f"heel_{side}"][1]), float(w.landmarks[f"toe_{side}"][1])
 
@@ -445,30 +526,39 @@ def _ground_lock(pose: _Pose, locks: tuple[str, ...], anchors: dict[str, np.ndar
         pose.move((0.0, -min(low[f"ankle_{s}"] for s in feet), 0.0))
 
     planted: list[str] = []
+    held: list[tuple[str, float]] = []
     level = not uppers   # feet behind a hands/forearms support stand on their toes (plank)
+    # each held foot: the root moves by the shared part of the feet's (anchor − sole centre)
+    # errors (_stance_shift), then a two-bone leg IK puts that foot's sole exactly on its anchor and on the floor (the per-foot
+    # lock KR §6.3 marks as missing); levelled before and after, in two rounds
     for _round in range(2):
         drop_feet()
         low = pose.world().lowest_by_bone()
         planted = [s for s in feet if low[f"ankle_{s}"] <= planted_h]
         for s in (planted if level else ()):
-            rep = _level_foot(pose, s, semantic_ankle[s])
-            if rep is not None and _round == 1:
-                result.feet.append(FootReport(s, rep[0], rep[1], 0.0, 0.0))
+            _level_foot(pose, s, semantic_ankle[s])
         drop_feet()
-        held = [s for s in planted if f"foot_{s}" in anchors]
+        low = pose.world().lowest_by_bone()
+        held = [(s, _hold_weight(low[f"ankle_{s}"])) for s in planted if f"foot_{s}" in anchors]
+        held = [(s, k) for s, k in held if k > 0.0]
         if held:
             w = pose.world()
-            delta = np.mean([anchors[f"foot_{s}"] - w.landmarks[f"sole_{s}"] for s in held], axis=0)
-            pose.move((delta[0], 0.0, delta[2]))
-            # per-leg CCD for what one translation cannot hold (feet spreading apart)
-            for s in held:
+            errors = []
+            for s, k in held:
+                e = anchors[f"foot_{s}"] - w.landmarks[f"sole_{s}"]
+                e[1] = 0.0
+                errors.append((e, k))
+            pose.move(_stance_shift(errors))
+            for s, k in held:
                 w = pose.world()
                 err = anchors[f"foot_{s}"] - w.landmarks[f"sole_{s}"]
-                err[1] = 0.0
-                if np.linalg.norm(err) > float(SOLVER["plantTolerance"]):
-                    target = w.pos[f"ankle_{s}"] + err
-                    widen = {j: pose.euler[j] for j in (f"hip_{s}", f"knee_{s}")}
-                    _ccd(pose, (f"hip_{s}", f"knee_{s}"), lambda ww, s=s: ww.pos[f"ankle_{s}"], target, widen)
+                err[1] = -w.lowest(subtree(f"ankle_{s}"))
+                _two_bone(pose, f"hip_{s}", f"knee_{s}", f"ankle_{s}", w.pos[f"ankle_{s}"] + k * err)
+    firm = {s for s, k in held if k >= 0.999} if feet else set()
+    for s in (planted if level else ()):
+        rep = _level_foot(pose, s, semantic_ankle[s])
+        if rep is not None and s in firm:   # a foot being let go is not a planted foot
+            result.feet.append(FootReport(s, rep[0], rep[1], 0.0, 0.0))
     if uppers:
         # hands/forearms + feet: pivot the rigid body about the lateral axis through the mean
         # planted ankle so the mean upper-support height reaches its floor height (KR §6.3).

@@ -18,7 +18,7 @@ const _qa = new Float64Array(4), _qb = new Float64Array(4), _qc = new Float64Arr
 const _a = new Float64Array(3), _b = new Float64Array(3), _u = new Float64Array(3);
 
 /** XYZ Euler degrees of the quaternion q[o..] into out[oi..] (solve.py `matrix_to_euler`). */
-function eulerOf(q, o, out, oi) {
+export function eulerOf(q, o, out, oi) {
   const x = q[o], y = q[o + 1], z = q[o + 2], w = q[o + 3];
   const m02 = 2 * (x * z + w * y);
   const sb = Math.min(1, Math.max(-1, m02));
@@ -49,7 +49,8 @@ export function makeChain(rig, sk, ids, end) {
     eul: new Float64Array(6), wid: new Float64Array(6), start: new Float64Array(6), first: new Float64Array(6) };
 }
 
-function setJoint(ctx, ch, k) {
+/** Clamp joint k of chain `ch` (its `eul`) into its box widened to `wid`, write it, re-pose. */
+export function setJoint(ctx, ch, k) {
   const e = ch.eul, o = k * 3, b = ch.box, w = ch.wid;
   for (let i = 0; i < 3; i++) {
     const lo = Math.min(b[k * 6 + i * 2], w[o + i]), hi = Math.max(b[k * 6 + i * 2 + 1], w[o + i]);
@@ -63,6 +64,40 @@ function dist2(sk, ch, t) {
   const p = sk.worldP, o = ch.end * 3;
   const dx = p[o] - t[0], dy = p[o + 1] - t[1], dz = p[o + 2] - t[2];
   return dx * dx + dy * dy + dz * dz;
+}
+
+/**
+ * Turn ball joint k of `ch` by the shortest arc that takes _a (its joint → the end point) onto
+ * _b (its joint → the target), both world vectors filled by the caller; clamp and re-pose.
+ */
+function swing(ctx, ch, k) {
+  const W = ctx.skeleton.worldQ, j = ch.bones[k], par = ctx.skeleton.parent[j];
+  const na = Math.hypot(_a[0], _a[1], _a[2]), nb = Math.hypot(_b[0], _b[1], _b[2]);
+  if (na * na < 1e-8 || nb * nb < 1e-8) return;
+  for (let i = 0; i < 3; i++) { _a[i] /= na; _b[i] /= nb; }
+  const cx = _a[1] * _b[2] - _a[2] * _b[1], cy = _a[2] * _b[0] - _a[0] * _b[2], cz = _a[0] * _b[1] - _a[1] * _b[0];
+  const cn = Math.hypot(cx, cy, cz);
+  const ang = Math.atan2(cn, _a[0] * _b[0] + _a[1] * _b[1] + _a[2] * _b[2]);
+  if (ang < 1e-5 || cn < 1e-9) return;
+  const s = Math.sin(0.5 * ang) / cn;
+  _qa[0] = cx * s; _qa[1] = cy * s; _qa[2] = cz * s; _qa[3] = Math.cos(0.5 * ang);
+  // new local = conj(parent) · Rd · parent · local
+  _qb[0] = -W[par * 4]; _qb[1] = -W[par * 4 + 1]; _qb[2] = -W[par * 4 + 2]; _qb[3] = W[par * 4 + 3];
+  mul(_qc, 0, _qb, 0, _qa, 0);
+  mul(_qc, 0, _qc, 0, W, par * 4);
+  mul(_qc, 0, _qc, 0, ctx.localQ, j * 4);
+  eulerOf(_qc, 0, ch.eul, k * 3);
+  setJoint(ctx, ch, k);
+}
+
+/**
+ * Swing ball joint k of `ch` so the end point heads for target `t` (world m): the swing step of
+ * CCD and of the analytic two-bone solve (limb.js).
+ */
+export function aim(ctx, ch, k, t) {
+  const P = ctx.skeleton.worldP, j = ch.bones[k], e = ch.end;
+  for (let i = 0; i < 3; i++) { _a[i] = P[e * 3 + i] - P[j * 3 + i]; _b[i] = t[i] - P[j * 3 + i]; }
+  swing(ctx, ch, k);
 }
 
 function run(ctx, ch, n, t) {
@@ -88,23 +123,7 @@ function run(ctx, ch, n, t) {
         setJoint(ctx, ch, 1);
         continue;
       }
-      const na = Math.hypot(_a[0], _a[1], _a[2]), nb = Math.hypot(_b[0], _b[1], _b[2]);
-      if (na * na < 1e-8 || nb * nb < 1e-8) continue;
-      for (let i = 0; i < 3; i++) { _a[i] /= na; _b[i] /= nb; }
-      const ang = Math.acos(Math.min(1, Math.max(-1, _a[0] * _b[0] + _a[1] * _b[1] + _a[2] * _b[2])));
-      if (ang < 1e-5) continue;
-      let cx = _a[1] * _b[2] - _a[2] * _b[1], cy = _a[2] * _b[0] - _a[0] * _b[2], cz = _a[0] * _b[1] - _a[1] * _b[0];
-      const cn = Math.hypot(cx, cy, cz);
-      if (cn < 1e-9) continue;
-      const s = Math.sin(0.5 * ang) / cn;
-      _qa[0] = cx * s; _qa[1] = cy * s; _qa[2] = cz * s; _qa[3] = Math.cos(0.5 * ang);
-      // new local = conj(parent) · Rd · parent · local
-      _qb[0] = -W[par * 4]; _qb[1] = -W[par * 4 + 1]; _qb[2] = -W[par * 4 + 2]; _qb[3] = W[par * 4 + 3];
-      mul(_qc, 0, _qb, 0, _qa, 0);
-      mul(_qc, 0, _qc, 0, W, par * 4);
-      mul(_qc, 0, _qc, 0, ctx.localQ, j * 4);
-      eulerOf(_qc, 0, ch.eul, k * 3);
-      setJoint(ctx, ch, k);
+      swing(ctx, ch, k);
     }
   }
 }

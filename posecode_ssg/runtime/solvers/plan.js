@@ -8,7 +8,8 @@
  *   if that foot was then on the floor (lowest foot point ≤ rig.json `solver.plantedHeight`) and
  *   part of the previous support (its ground-locks and pins; both feet after a phase with no
  *   contact, and at the start). The point is kept in the choreography frame (turn and travel
- *   removed) so it moves with authored turn/travel, as the numpy solve carries it;
+ *   removed) so it moves with authored turn/travel, as the numpy solve carries it; a single
+ *   locked foot is instead the world-fixed pivot of a turn (carried by travel only);
  * - a floor pin plants (x, z) where the effector's joint was when the phase began, or where the
  *   same pin planted it in the previous phase; its height is the effector's own contact height,
  *   measured per frame; a pin to a prop uses the fixed anchor point of rig.json `props`;
@@ -74,10 +75,26 @@ export function contactHeight(sk, rule) {
   return rule.mode === "pelvis" ? Math.max(rule.value, h) : h;
 }
 
+/**
+ * The warning a ground-locked foot raises while the ankle's range cannot put its sole flat
+ * (solve.py `kinematic-foot-flat`; issue 5 "never a silent heel lift"): `{code, foot, phase,
+ * needed, limit, message}`, angles in degrees, `message` built when read (nothing is allocated
+ * per frame).
+ */
+function footFlatWarning(foot, phase) {
+  const w = { code: "foot-flat", foot, phase, needed: 0, limit: 0 };
+  Object.defineProperty(w, "message", { enumerable: true, get() {
+    const heel = this.needed < this.limit;
+    return `${this.foot} cannot stay flat in phase "${this.phase}": the sole needs ${Math.abs(this.needed).toFixed(0)}° ` +
+      `of ankle ${heel ? "dorsiflexion" : "plantarflexion"}, the range allows ${Math.abs(this.limit).toFixed(0)}°`;
+  } });
+  return w;
+}
+
 /** An empty plan (no root-moving contact). */
 export function emptyPlan() {
   return { lockFeet: new Int8Array(0), lockAnchor: new Float64Array(0), lockHeld: new Uint8Array(0),
-    lockAnkles: new Int16Array(0), pins: [], grips: [], blend: new Float64Array(3), blends: false };
+    lockAnkles: new Int16Array(0), lockPivot: false, pins: [], grips: [], blend: new Float64Array(3), blends: false };
 }
 
 /**
@@ -112,14 +129,23 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
     plan.lockHeld = new Uint8Array(feet.length);
     plan.lockLevel = !gl.some((c) => c.startsWith("hand_") || c.startsWith("elbow_"));
     plan.lockSole = Int16Array.from(feet.map((s) => sk.landmarkIndex.get(`sole_${s}`)));
-    const c = Math.cos(-prevRoot[0]), sn = Math.sin(-prevRoot[0]);
+    plan.lockChain = feet.map((s) => makeChain(rig, sk, [`hip_${s}`, `knee_${s}`], `ankle_${s}`));
+    plan.lockWeight = new Float64Array(feet.length);
+    plan.lockPlanted = new Uint8Array(feet.length);
+    plan.lockWorld = new Float64Array(feet.length * 3);
+    plan.lockTarget = new Float64Array(3);
+    plan.footFlat = feet.map((s) => footFlatWarning(`foot_${s}`, phase.name));
+    // a single locked foot is the pivot of a turn: world-fixed, only carried by travel
+    plan.lockPivot = feet.length === 1;
+    const turn = plan.lockPivot ? 0 : prevRoot[0];
+    const c = Math.cos(-turn), sn = Math.sin(-turn);
     feet.forEach((s, k) => {
       const ankle = sk.index.get(`ankle_${s}`);
       if (!(sk.lowestByBone[ankle] <= planted) || !support.has(`foot_${s}`)) return;
       const l = sk.landmarkIndex.get(`sole_${s}`);
       const x = sk.landmarkP[l * 3] - startPos[0] - prevRoot[1];
       const z = sk.landmarkP[l * 3 + 2] - startPos[2] - prevRoot[2];
-      // choreography frame: rotate by −turn about +Y
+      // choreography frame: rotate by −turn about +Y (travel frame only, for a pivot foot)
       plan.lockAnchor[k * 3] = c * x + sn * z;
       plan.lockAnchor[k * 3 + 1] = 0;
       plan.lockAnchor[k * 3 + 2] = -sn * x + c * z;

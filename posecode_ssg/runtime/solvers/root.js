@@ -12,6 +12,7 @@
 
 import { contactHeight } from "./plan.js";
 import { ccd } from "./ccd.js";
+import { twoBone } from "./limb.js";
 
 const DEG = 180 / Math.PI;
 
@@ -21,56 +22,102 @@ const DEG = 180 / Math.PI;
  * of the knee's world rotation R — clamped to the ankle's box in rig.json `rom`; skipped when the
  * ankle is authored on tiptoe (x above `solver.plantigradeMaxAnkle`). The ankle's y and z are
  * locked (box [0, 0]), so its local rotation is qX(x). Re-runs forward kinematics.
- * @returns {boolean} whether the ankle changed
+ * @returns {number} NaN when skipped, else how far (degrees) the box stopped short of flat
+ *   (needed − used; 0 when the sole is flat); `_level.needed` / `_level.used` hold the angles
  */
 function levelFoot(ctx, side) {
   const sk = ctx.skeleton, q = ctx.localQ, ankle = ctx.plan.ankle[side], knee = ctx.plan.knee[side];
   const o = ankle * 4;
   const authored = 2 * Math.atan2(q[o], q[o + 3]) * DEG;
-  if (authored > ctx.rig.solver.plantigradeMaxAnkle) return false;
+  if (authored > ctx.rig.solver.plantigradeMaxAnkle) return NaN;
   const w = sk.worldQ, k = knee * 4;
   const x = w[k], y = w[k + 1], z = w[k + 2], qw = w[k + 3];
   const needed = Math.atan2(2 * (y * z - qw * x), 1 - 2 * (x * x + z * z)) * DEG;
   const box = ctx.plan.ankleBox;
-  const used = Math.min(Math.max(needed, box[2 * side]), box[2 * side + 1]) / DEG;
-  q[o] = Math.sin(0.5 * used); q[o + 1] = 0; q[o + 2] = 0; q[o + 3] = Math.cos(0.5 * used);
+  const used = Math.min(Math.max(needed, box[2 * side]), box[2 * side + 1]);
+  q[o] = Math.sin(0.5 * used / DEG); q[o + 1] = 0; q[o + 2] = 0; q[o + 3] = Math.cos(0.5 * used / DEG);
   sk.forward(q);
-  return true;
+  _level.needed = needed; _level.used = used;
+  return needed - used;
+}
+const _level = { needed: 0, used: 0 };
+
+/**
+ * How firmly a ground-locked foot is held (0–1) from its lowest point `low` (m) before the hold:
+ * 1 up to 0.2 × `solver.plantedHeight`, smoothstep down to 0 at 0.6 ×, so a foot the authored
+ * joints lift (hamstring curl) is let go over a few degrees of knee (solve.py `_hold_weight`).
+ */
+function holdWeight(low, planted) {
+  const x = Math.min(1, Math.max(0, (0.6 * planted - low) / (0.4 * planted)));
+  return x * x * (3 - 2 * x);
 }
 
 /**
- * Ground-lock of feet: drop the locked feet onto the floor, level the planted ones (unless hands
- * or forearms are locked too: a plank stands on its toes) and drop again, then move the root horizontally by
- * the mean (anchor − sole centre) of the feet that were planted when the phase began, the anchor
- * carried by the current turn and travel (solve.py `_ground_lock`, translation step).
+ * Ground-lock of feet, per foot (solve.py `_ground_lock`): two rounds of — drop the locked feet
+ * onto the floor, level the planted ones (unless hands or forearms are locked too: a plank stands
+ * on its toes), drop again, move the root horizontally by the hold-weighted mean (anchor − sole
+ * centre) of the feet planted when the phase began, then a two-bone leg IK (limb.js) puts each
+ * such foot's sole on its anchor and on the floor; finally the planted feet are levelled once
+ * more, and a foot the ankle's range cannot level raises a `foot-flat` warning. The anchors are
+ * carried by the current turn and travel (the choreography frame), except a single locked foot,
+ * which is the world-fixed pivot of a turn (travel only).
  */
 export const groundLock = {
   name: "ground-lock",
   run(ctx) {
     const p = ctx.plan, n = p.lockFeet.length;
     if (!n) return;
-    const sk = ctx.skeleton, planted = ctx.rig.solver.plantedHeight;
-    let low = dropFeet(sk, p);
-    if (p.lockLevel) {
-      let changed = false;
-      for (let k = 0; k < n; k++) {
-        if (sk.lowestByBone[p.lockAnkles[k]] - low <= planted) changed = levelFoot(ctx, p.lockFeet[k]) || changed;
-      }
-      if (changed) low = dropFeet(sk, p);
-    }
-    const r = ctx.root, c = Math.cos(r[0]), s = Math.sin(r[0]);
-    let dx = 0, dz = 0, m = 0;
+    const sk = ctx.skeleton, planted = ctx.rig.solver.plantedHeight, lb = sk.lowestByBone;
+    const eps2 = ctx.rig.solver.plantTolerance * ctx.rig.solver.plantTolerance;
+    const r = ctx.root, turn = p.lockPivot ? 0 : r[0], c = Math.cos(turn), s = Math.sin(turn);
+    const A = p.lockWorld, T = p.lockTarget, L = sk.landmarkP, P = sk.worldP;
     for (let k = 0; k < n; k++) {
-      if (!p.lockHeld[k] || sk.lowestByBone[p.lockAnkles[k]] - low > planted) continue;
       const ax = p.lockAnchor[k * 3], az = p.lockAnchor[k * 3 + 2];
-      const wx = c * ax + s * az + ctx.startPos[0] + r[1];
-      const wz = -s * ax + c * az + ctx.startPos[2] + r[2];
-      const l = p.lockSole[k];
-      dx += wx - sk.landmarkP[l * 3];
-      dz += wz - sk.landmarkP[l * 3 + 2];
-      m++;
+      A[k * 3] = c * ax + s * az + ctx.startPos[0] + r[1];
+      A[k * 3 + 2] = -s * ax + c * az + ctx.startPos[2] + r[2];
     }
-    if (m) sk.translate(dx / m, 0, dz / m);
+    for (let round = 0; round < 2; round++) {
+      dropFeet(sk, p);
+      for (let k = 0; k < n; k++) {
+        p.lockPlanted[k] = lb[p.lockAnkles[k]] <= planted ? 1 : 0;
+        if (p.lockLevel && p.lockPlanted[k]) levelFoot(ctx, p.lockFeet[k]);
+      }
+      dropFeet(sk, p);
+      // stance shift (solve.py `_stance_shift`): mean of the feet's errors weighted by
+      // hold / (|error|² + ε²): a move all feet need is shared, one foot's own error is left to its leg
+      let dx = 0, dz = 0, wsum = 0, any = false;
+      for (let k = 0; k < n; k++) {
+        const wk = p.lockHeld[k] && p.lockPlanted[k] ? holdWeight(lb[p.lockAnkles[k]], planted) : 0;
+        p.lockWeight[k] = wk;
+        if (!wk) continue;
+        any = true;
+        const l = p.lockSole[k] * 3, ex = A[k * 3] - L[l], ez = A[k * 3 + 2] - L[l + 2];
+        const v = wk / (ex * ex + ez * ez + eps2);
+        dx += v * ex; dz += v * ez; wsum += v;
+      }
+      if (!any) continue;
+      sk.translate(dx / wsum, 0, dz / wsum);
+      for (let k = 0; k < n; k++) {
+        const wk = p.lockWeight[k];
+        if (!wk) continue;
+        sk.measureLowest();
+        const l = p.lockSole[k] * 3, a = p.lockAnkles[k] * 3;
+        T[0] = P[a] + wk * (A[k * 3] - L[l]);
+        T[1] = P[a + 1] - wk * lb[p.lockAnkles[k]];
+        T[2] = P[a + 2] + wk * (A[k * 3 + 2] - L[l + 2]);
+        twoBone(ctx, p.lockChain[k], T);
+      }
+    }
+    if (!p.lockLevel) return;
+    for (let k = 0; k < n; k++) {
+      if (!p.lockPlanted[k]) continue;
+      const miss = levelFoot(ctx, p.lockFeet[k]);
+      if (Math.abs(miss) > 0.25 && p.lockWeight[k] >= 0.999) { // a foot being let go is not planted
+        const wr = p.footFlat[k];
+        wr.needed = _level.needed; wr.limit = _level.used;
+        ctx.warnings.push(wr);
+      }
+    }
   },
 };
 

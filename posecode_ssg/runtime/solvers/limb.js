@@ -1,0 +1,67 @@
+/**
+ * Analytic two-bone IK of a limb (ball joint + hinge: hip–knee–ankle, shoulder–elbow–wrist), the
+ * same steps as the numpy keyframe solve's `_two_bone` (posecode_ssg/motion/solve.py).
+ *
+ * 1. Hinge: it turns about its parent's local X axis u (intrinsic XYZ Euler: adding Δ to x is a
+ *    rotation by Δ about that axis). With v = end − hinge split about u into v∥ + v⊥ and
+ *    w = hinge − ball, the ball-to-end distance after the turn is
+ *    |w + Rᵤ(Δ)v|² = C + P cos Δ + Q sin Δ, C = |w + v∥|² + |v⊥|², P = 2 w·v⊥, Q = 2 w·(u × v⊥)
+ *    (the law of cosines for a hinge whose bones need not be collinear at rest). Set it equal to
+ *    |target − ball|² and take the root Δ that stays inside the hinge's box, bends the natural way
+ *    (knee +x, elbow −x: a nearly straight limb has two near roots) and is nearest zero.
+ * 2. Ball joint: the shortest arc from (end − ball) to (target − ball), so the limb's plane (the
+ *    knee's or elbow's swivel) stays as authored.
+ * Each joint is clamped to its rig.json `rom` box widened to its incoming value; a target out of
+ * reach or past a limit is left short (the caller measures the residual). No allocation.
+ * @module solvers/limb
+ */
+
+import { aim, eulerOf, setJoint } from "./ccd.js";
+
+const DEG = 180 / Math.PI;
+
+/**
+ * Put the end joint of chain `ch` (solvers/ccd.js `makeChain`) on target `t` (world m).
+ * @param {object} ctx solve context
+ * @param {object} ch chain record
+ * @param {Float64Array|number[]} t target
+ * @param {number} sign the hinge's natural bend: +1 knee, −1 elbow
+ */
+export function twoBone(ctx, ch, t, sign = 1) {
+  const sk = ctx.skeleton, P = sk.worldP, W = sk.worldQ;
+  for (let k = 0; k < 2; k++) eulerOf(ctx.localQ, ch.bones[k] * 4, ch.eul, k * 3);
+  ch.wid.set(ch.eul);
+  const h = ch.bones[0] * 3, kn = ch.bones[1] * 3, e = ch.end * 3, b4 = ch.bones[0] * 4;
+  const x = W[b4], y = W[b4 + 1], z = W[b4 + 2], w = W[b4 + 3];
+  const ux = 1 - 2 * (y * y + z * z), uy = 2 * (x * y + w * z), uz = 2 * (x * z - w * y);
+  const vx = P[e] - P[kn], vy = P[e + 1] - P[kn + 1], vz = P[e + 2] - P[kn + 2];
+  const vu = vx * ux + vy * uy + vz * uz;
+  const px = vx - ux * vu, py = vy - uy * vu, pz = vz - uz * vu;            // v⊥
+  const wx = P[kn] - P[h], wy = P[kn + 1] - P[h + 1], wz = P[kn + 2] - P[h + 2];
+  const sx = wx + ux * vu, sy = wy + uy * vu, sz = wz + uz * vu;            // w + v∥
+  const C = sx * sx + sy * sy + sz * sz + px * px + py * py + pz * pz;
+  const Pc = 2 * (wx * px + wy * py + wz * pz);
+  const cx = uy * pz - uz * py, cy = uz * px - ux * pz, cz = ux * py - uy * px; // u × v⊥
+  const Qc = 2 * (wx * cx + wy * cy + wz * cz);
+  const R = Math.hypot(Pc, Qc);
+  if (R > 1e-9) {
+    const dx = t[0] - P[h], dy = t[1] - P[h + 1], dz = t[2] - P[h + 2];
+    const ac = Math.acos(Math.min(1, Math.max(-1, (dx * dx + dy * dy + dz * dz - C) / R)));
+    const phi = Math.atan2(Qc, Pc);
+    const x0 = ch.eul[3], lo = Math.min(ch.box[6], x0), hi = Math.max(ch.box[7], x0);
+    let best = 0, bestOut = Infinity, bestHyper = 2, bestAbs = Infinity;
+    for (let i = 0; i < 2; i++) {
+      let d = i === 0 ? phi + ac : phi - ac;
+      d = Math.atan2(Math.sin(d), Math.cos(d));
+      const xv = x0 + d * DEG, xc = Math.min(Math.max(xv, lo), hi);
+      const out = Math.round(Math.abs(xv - xc) * 1e9) / 1e9, hyper = xc * sign < -1e-6 ? 1 : 0;
+      // in the box first, then bent the natural way (a straight limb has two near roots), then nearest
+      if (out < bestOut || (out === bestOut && (hyper < bestHyper || (hyper === bestHyper && Math.abs(d) < bestAbs)))) {
+        best = xc; bestOut = out; bestHyper = hyper; bestAbs = Math.abs(d);
+      }
+    }
+    ch.eul[3] = best;
+    setJoint(ctx, ch, 1);
+  }
+  aim(ctx, ch, 0, t);
+}
