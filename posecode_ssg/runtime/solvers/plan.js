@@ -94,7 +94,7 @@ function footFlatWarning(foot, phase) {
 /** An empty plan (no root-moving contact). */
 export function emptyPlan() {
   return { lockFeet: new Int8Array(0), lockAnchor: new Float64Array(0), lockHeld: new Uint8Array(0),
-    lockAnkles: new Int16Array(0), lockPivot: false, pins: [], grips: [], blend: new Float64Array(3), blends: false };
+    lockAnkles: new Int16Array(0), lockPivot: false, uppers: [], pins: [], grips: [], blend: new Float64Array(3), blends: false };
 }
 
 /**
@@ -128,6 +128,8 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
     plan.lockAnchor = new Float64Array(feet.length * 3);
     plan.lockHeld = new Uint8Array(feet.length);
     plan.lockLevel = !gl.some((c) => c.startsWith("hand_") || c.startsWith("elbow_"));
+    // hands / forearms locked with the feet: the body pivots about the feet (root.js)
+    plan.uppers = gl.filter((c) => c.startsWith("hand_") || c.startsWith("elbow_")).map((c) => contactHeightRule(rig, sk, c));
     plan.lockSole = Int16Array.from(feet.map((s) => sk.landmarkIndex.get(`sole_${s}`)));
     plan.lockChain = feet.map((s) => makeChain(rig, sk, [`hip_${s}`, `knee_${s}`], `ankle_${s}`));
     plan.lockWeight = new Float64Array(feet.length);

@@ -11,6 +11,7 @@
  */
 
 import { contactHeight } from "./plan.js";
+import { mul, rotateVec } from "../quat.js";
 import { ccd } from "./ccd.js";
 import { twoBone } from "./limb.js";
 
@@ -108,6 +109,7 @@ export const groundLock = {
         twoBone(ctx, p.lockChain[k], T);
       }
     }
+    if (p.uppers.length) pivotOnFeet(ctx);
     if (!p.lockLevel) return;
     for (let k = 0; k < n; k++) {
       if (!p.lockPlanted[k]) continue;
@@ -120,6 +122,57 @@ export const groundLock = {
     }
   },
 };
+
+const _rq = new Float64Array(4), _rv = new Float64Array(3), _ax = new Float64Array(3), _pv = new Float64Array(3);
+
+/** Rotate the whole posed figure by `angle` rad about the world axis `ax` through `pivot`. */
+function rotateRootAbout(ctx, ax, angle, pivot) {
+  const sk = ctx.skeleton, sn = Math.sin(0.5 * angle);
+  _rq[0] = ax[0] * sn; _rq[1] = ax[1] * sn; _rq[2] = ax[2] * sn; _rq[3] = Math.cos(0.5 * angle);
+  mul(sk.rootQ, 0, _rq, 0, sk.rootQ, 0);
+  for (let a = 0; a < 3; a++) _rv[a] = sk.rootPos[a] - pivot[a];
+  rotateVec(_rv, 0, _rq, 0, _rv, 0);
+  for (let a = 0; a < 3; a++) sk.rootPos[a] = pivot[a] + _rv[a];
+  sk.forward(ctx.localQ);
+}
+
+/** Mean height (m) of the hands / forearms above their floor contact height. */
+function upperError(ctx) {
+  const sk = ctx.skeleton, u = ctx.plan.uppers;
+  sk.measureLowest();
+  let e = 0;
+  for (let i = 0; i < u.length; i++) e += sk.worldP[u[i].bone * 3 + 1] - contactHeight(sk, u[i]);
+  return e / u.length;
+}
+
+/**
+ * Hands or forearms locked with the feet (plank, mountain-climber; KR §6.3 second path, solve.py
+ * `_ground_lock`): Newton iterations (at most `solver.pivotIterations`, finite difference
+ * 0.01 rad, steps clamped to `pivotMaxStep`, stop under `pivotTolerance`) turn the rigid body
+ * about the horizontal lateral axis through the mean locked ankle until the mean upper-support
+ * height error is zero; then nothing may sink below the floor.
+ */
+function pivotOnFeet(ctx) {
+  const sk = ctx.skeleton, p = ctx.plan, solver = ctx.rig.solver, q = sk.rootQ;
+  const x = q[0], y = q[1], z = q[2], w = q[3];
+  _ax[0] = 1 - 2 * (y * y + z * z); _ax[1] = 0; _ax[2] = 2 * (x * z - w * y);
+  const n = Math.max(Math.hypot(_ax[0], _ax[2]), 1e-9);
+  _ax[0] /= n; _ax[2] /= n;
+  for (let it = 0; it < solver.pivotIterations; it++) {
+    const e0 = upperError(ctx);
+    if (Math.abs(e0) < solver.pivotTolerance) break;
+    _pv.fill(0);
+    for (let k = 0; k < p.lockAnkles.length; k++) for (let a = 0; a < 3; a++) _pv[a] += sk.worldP[p.lockAnkles[k] * 3 + a] / p.lockAnkles.length;
+    rotateRootAbout(ctx, _ax, 0.01, _pv);
+    const d = (upperError(ctx) - e0) / 0.01;
+    rotateRootAbout(ctx, _ax, -0.01, _pv);
+    if (Math.abs(d) < 1e-4) break;
+    const step = Math.min(Math.max(-e0 / d, -solver.pivotMaxStep), solver.pivotMaxStep);
+    rotateRootAbout(ctx, _ax, step, _pv);
+  }
+  const low = sk.measureLowest();
+  if (low < 0) sk.translate(0, -low, 0);
+}
 
 /** Drop the locked feet onto the floor (lowest foot point at y = 0); returns the old height. */
 function dropFeet(sk, p) {
