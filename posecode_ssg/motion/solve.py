@@ -683,7 +683,7 @@ def solve_keyframes(program) -> Solution:
                                               for c, _ in pin_targets)
         if stance:
             # a tilted stance leg reaches less far down: lower the root until the hip is within a
-            # straight leg of the plant, then CCD the leg onto it
+            # straight leg of the plant, then the two-bone leg IK puts the foot on it
             w = pose.world()
             drop = 0.0
             for c, a in pin_targets:
@@ -696,10 +696,7 @@ def solve_keyframes(program) -> Solution:
             pose.move((0.0, -max(drop, 0.0), 0.0))
             for c, a in pin_targets:
                 s = _side(c.effector)
-                chain = (f"hip_{s}", f"knee_{s}")
-                widen = {j: pose.euler[j] for j in chain}
-                for _ in range(3):
-                    _ccd(pose, chain, lambda ww, b=EFFECTOR_BONE[c.effector]: ww.pos[b], a, widen)
+                _two_bone(pose, f"hip_{s}", f"knee_{s}", f"ankle_{s}", a)
             # swing clearance: a foot with no contact this phase that the lowered body pushes
             # through the floor is lifted by its own leg (hip, knee), not by raising the body
             # off the stance foot
@@ -711,9 +708,7 @@ def solve_keyframes(program) -> Solution:
                 low = w.lowest(subtree(f"ankle_{s}"))
                 if low < 0:
                     ankle = f"ankle_{s}"
-                    target = w.pos[ankle] + np.array([0.0, -low, 0.0])
-                    chain = (f"hip_{s}", f"knee_{s}")
-                    _ccd(pose, chain, lambda ww, b=ankle: ww.pos[b], target, {j: pose.euler[j] for j in chain})
+                    _two_bone(pose, f"hip_{s}", f"knee_{s}", ankle, w.pos[ankle] + np.array([0.0, -low, 0.0]))
         elif pin_targets:
             w = pose.world()
             delta = np.mean([a - _effector_point(w, c.effector, c.target) for c, a in pin_targets], axis=0)

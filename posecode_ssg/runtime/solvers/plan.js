@@ -94,7 +94,7 @@ function footFlatWarning(foot, phase) {
 /** An empty plan (no root-moving contact). */
 export function emptyPlan() {
   return { lockFeet: new Int8Array(0), lockAnchor: new Float64Array(0), lockHeld: new Uint8Array(0),
-    lockAnkles: new Int16Array(0), lockPivot: false, uppers: [], pins: [], grips: [], blend: new Float64Array(3), blends: false };
+    lockAnkles: new Int16Array(0), lockPivot: false, uppers: [], pins: [], stance: false, grips: [], blend: new Float64Array(3), blends: false };
 }
 
 /**
@@ -106,7 +106,7 @@ export function emptyPlan() {
  * @param {object|null} prevPlan the previous segment's plan (floor pins carry over)
  * @param {Float64Array} startPos grounded base root (m)
  * @param {Float64Array} prevRoot [turn rad, travel x, travel z] at the end of the previous phase
- * @param {boolean} gait a travelling clip that floor-pins both feet (pins handled by leg IK, not yet)
+ * @param {boolean} gait a travelling clip that floor-pins both feet (its floor foot pins are stance legs)
  */
 export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevRoot, gait) {
   const plan = emptyPlan();
@@ -156,12 +156,17 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
   }
   for (const [effector, anchor] of phase.pin || []) {
     const floor = anchor === "floor";
-    if (floor && gait && effector.startsWith("foot_")) continue;
     const bone = sk.index.get(rig.effectors[effector] || effector);
     const side = effector.endsWith("_left") ? "left" : "right";
     const top = effector.startsWith("foot_") && (anchor === "box" || anchor === "seat");
     const pin = { effector, anchor, floor, bone, sole: top ? sk.landmarkIndex.get(`sole_${side}`) : -1,
-      target: new Float64Array(3), rule: floor ? contactHeightRule(rig, sk, effector) : null };
+      target: new Float64Array(3), rule: floor ? contactHeightRule(rig, sk, effector) : null, chain: null, leg: 0 };
+    if (floor && effector.startsWith("foot_")) {
+      // a stance leg of a travelling gait (pin pass): two-bone IK from the hip, leg length
+      pin.chain = makeChain(rig, sk, [`hip_${side}`, `knee_${side}`], `ankle_${side}`);
+      const o = (b) => { const i = sk.index.get(b) * 3; return Math.hypot(sk.offsets[i], sk.offsets[i + 1], sk.offsets[i + 2]); };
+      pin.leg = o(`knee_${side}`) + o(`ankle_${side}`);
+    }
     if (floor) {
       const prev = prevPlan && prevPlan.pins.find((p) => p.floor && p.effector === effector);
       if (prev) pin.target.set(prev.target);
@@ -172,6 +177,16 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
       pin.target.set(p);
     }
     plan.pins.push(pin);
+  }
+  // gait exception (solve.py, KR §8): in a travelling clip that floor-pins both feet, a phase whose
+  // pins are all floor foot pins keeps its travelled root; the stance legs reach the plants, and a
+  // free foot pushed through the floor is lifted by its own leg
+  plan.stance = gait && plan.pins.length > 0 && plan.pins.every((q) => q.chain);
+  if (plan.stance) {
+    const busy = new Set([...(phase.pin || []), ...(phase.reach || [])].map(([e]) => e).concat(phase.gl || []));
+    plan.swing = SIDES.filter((s) => !busy.has(`foot_${s}`))
+      .map((s) => ({ ankle: sk.index.get(`ankle_${s}`), chain: makeChain(rig, sk, [`hip_${s}`, `knee_${s}`], `ankle_${s}`) }));
+    plan.stanceTarget = new Float64Array(3);
   }
   for (const [effector, anchor] of phase.grip || []) {
     const p = propAnchor(rig, anchor);

@@ -196,6 +196,8 @@ export const pin = {
     if (!n) return;
     const sk = ctx.skeleton;
     sk.measureLowest();
+    if (ctx.plan.stance) stance(ctx, pins);
+    else {
     let dx = 0, dy = 0, dz = 0;
     for (let i = 0; i < n; i++) {
       const q = pins[i];
@@ -206,6 +208,7 @@ export const pin = {
       dz += q.target[2] - src[o + 2];
     }
     sk.translate(dx / n, dy / n, dz / n);
+    }
     for (let i = 0; i < n; i++) {
       const q = pins[i];
       if (!q.floor || !q.effector.startsWith("foot_")) continue;
@@ -215,6 +218,34 @@ export const pin = {
     }
   },
 };
+
+/**
+ * Stance legs of a travelling gait (solve.py "gait exception", KR §8): the root keeps its
+ * travelled position; it is lowered until every stance hip is within a straight leg of its plant,
+ * each stance leg's two-bone IK (limb.js) puts the ankle on the plant (at the foot's contact
+ * height), and a free foot the lowered body pushes through the floor is lifted by its own leg.
+ */
+function stance(ctx, pins) {
+  const sk = ctx.skeleton, P = sk.worldP, T = ctx.plan.stanceTarget;
+  let drop = 0;
+  for (let i = 0; i < pins.length; i++) {
+    const q = pins[i], h = q.chain.bones[0] * 3;
+    const ty = contactHeight(sk, q.rule);
+    q.target[1] = ty;
+    const dxz2 = (P[h] - q.target[0]) ** 2 + (P[h + 2] - q.target[2]) ** 2;
+    if (dxz2 < q.leg * q.leg) drop = Math.max(drop, P[h + 1] - ty - Math.sqrt(q.leg * q.leg - dxz2));
+  }
+  sk.translate(0, -drop, 0);
+  for (let i = 0; i < pins.length; i++) twoBone(ctx, pins[i].chain, pins[i].target);
+  const sw = ctx.plan.swing;
+  for (let i = 0; i < sw.length; i++) {
+    sk.measureLowest();
+    const low = sk.lowestByBone[sw[i].ankle], a = sw[i].ankle * 3;
+    if (!(low < 0)) continue;
+    T[0] = P[a]; T[1] = P[a + 1] - low; T[2] = P[a + 2];
+    twoBone(ctx, sw[i].chain, T);
+  }
+}
 
 /**
  * Grip: translate the root by the mean (anchor − wrist joint) over the gripping hands, then CCD
