@@ -429,6 +429,14 @@ SOLVER: Mapping[str, float] = MappingProxyType({
     "propLimbStepDeg": 6.0,       # deg: largest hip step per iteration
     "propLimbMaxDeg": 25.0,       # deg: total hip correction cap
     "shinOverhang": 0.06,         # m: shin sample past the ankle (KR §10.1)
+    "armOverhang": 0.09,          # m: forearm sample past the wrist (KR §10.2)
+    "headOverhang": 0.05,         # m: head capsule past the head joint (KR §10.2)
+    "selfTorsoBelowPelvis": 0.08, # m: torso capsule start below the pelvis (KR §10.2)
+    "selfIterations": 8,          # self-collision steps per limb (KR §10.2)
+    "selfStepDeg": 6.0,           # deg: largest step (KR §10.2)
+    "selfArmMaxDeg": 30.0,        # deg: total shoulder correction cap (KR §10.2)
+    "selfLegMaxDeg": 10.0,        # deg: total hip correction cap (KR §10.2)
+    "selfCollisionReport": 0.005, # m: residual self-collision reported (issue 5 threshold)
     "pivotIterations": 8,         # hands/forearms + feet pivot: Newton steps (KR §6.3)
     "pivotTolerance": 0.004,      # m
     "pivotMaxStep": 0.35,         # rad

@@ -32,6 +32,7 @@ from posecode_ssg.language.ir import Contact
 from posecode_ssg.language.rom import rom_box
 from posecode_ssg.language.vocabulary import BACK_BONES, BONES, EFFECTOR_BONE, FLOOR, expand_ground_lock
 
+from .collide import resolve_self_collision, self_collision_depth
 from .fk import World, forward_kinematics, subtree
 from .rig import PARENT, PROP_GEOMETRY, SOLVER, START_POSES_TABLE, Avatar, anchor_position, avatar
 from .rotation import axis_angle_matrix, euler_to_matrix, matrix_to_euler, rot_y
@@ -774,6 +775,10 @@ def solve_keyframes(program) -> Solution:
                     _ccd(pose, chain, end, tgt, widen)
             reach_targets.append((c, tgt))
 
+        # self-collision (KR §10.2, collide.py): free limbs kept out of the torso and the other leg
+        resolve_self_collision(pose, set(kf.ground_lock) | {c.effector for c in
+                                                          list(kf.pins) + list(kf.grips) + list(kf.reaches)})
+
         # floor clamp (KR §6.1 step 14): floor-bound phases touch the floor, no phase sinks
         floor_bound = not grip_targets and all(c.target == FLOOR for c, _ in pin_targets)
         low = pose.world().lowest()
@@ -845,6 +850,8 @@ def kinematic_diagnostics(program) -> list[Diagnostic]:
       member is near the floor), at the ground-lock line.
     - ``kinematic-foot-flat``: a planted foot cannot be levelled inside the ankle box; names the
       foot, phase, needed and allowed angle and the heel (or toe) height; at the step line.
+    - ``kinematic-self-collision``: a limb overlaps the torso, head or other leg by more than
+      ``selfCollisionReport`` (5 mm) after the solve (collide.py), at the step line.
     - ``kinematic-foot-drift``: a planted foot ends more than 5 mm from where it was planted.
     - ``kinematic-choreography-base``: ``turn``/``travel`` on a lying or seated start pose (out of
       scope, spec §6), at the step line.
@@ -897,6 +904,13 @@ def kinematic_diagnostics(program) -> list[Diagnostic]:
                              "with ankles: plantarflex",
                              phase=kf.name, foot=f"foot_{rep.side}", needed=round(rep.needed, 1),
                              limit=rep.limit, heel=round(rep.heel, 3), toe=round(rep.toe, 3)))
+        for limb, (depth, obstacle) in self_collision_depth(ph.world).items():
+            if depth > float(SOLVER["selfCollisionReport"]):
+                out.append(_warn("kinematic-self-collision", kf.line,
+                                 f"{limb.replace('_', ' ')} passes {_cm(depth)} into the {obstacle.replace('_', ' ')} "
+                                 f"in phase {kf.name!r}",
+                                 "change the limb's angles so it clears the body", phase=kf.name,
+                                 limb=limb, obstacle=obstacle, depth=round(depth, 3)))
         for foot, d in ph.drift:
             out.append(_warn("kinematic-foot-drift", kf.ground_lock_line or kf.line,
                              f"{foot} slides {d * 100:.1f} cm in phase {kf.name!r} although it is "

@@ -1,0 +1,169 @@
+"""Self-collision of the body (numpy): limbs kept out of the torso and the other leg.
+
+The body is sampled as spheres along limb capsules and tested against obstacle capsules
+(kinematics-reference §10.2; radii from the avatar's ``collision`` table, KR §2.3; every
+length and limit from rig.py ``SOLVER``):
+
+- obstacles: the **torso** capsule from ``selfTorsoBelowPelvis`` below the pelvis (along the
+  pelvis → neck direction) up to the neck, at the torso radius; the **head** capsule from the head
+  joint to ``headOverhang`` beyond it (continuing neck → head), at the head radius; each leg's
+  **thigh** (hip → knee) and **shin** (knee → ankle) capsules;
+- **arms**: forearm samples at 15/45/75/100 % of elbow → wrist plus ``armOverhang`` past the
+  wrist (the hand), at the arm radius, against the torso and the head; the correction turns the
+  **shoulder**, at most ``selfArmMaxDeg`` in all;
+- **legs**: shin samples at 15/45/75/100 % of knee → ankle plus ``shinOverhang`` past the ankle
+  (the foot), at the shin radius, against the torso and the **other** leg's thigh and shin; the
+  correction turns the **hip**, at most ``selfLegMaxDeg`` in all.
+
+The correction (:func:`resolve_self_collision`) is KR §10.2's bounded push: up to
+``selfIterations`` steps, each turning the joint about (lever × push direction) by
+min(depth / lever, ``selfStepDeg``, what is left of the cap), the Euler angles clamped into the
+joint's ROM box widened to the incoming value. It is a pure function of the pose (no jitter).
+A limb that holds a contact (pin, grip or reach of its hand, fist, elbow, foot or knee) is
+governed by its contact and is not moved. The browser runtime runs the same steps
+(``posecode_ssg/runtime/solvers/selfcollision.js``); what is left is reported by
+:func:`self_collision_depth` (a ``kinematic-self-collision`` diagnostic above
+``selfCollisionReport``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .fk import World
+from .rig import SOLVER
+from .rotation import axis_angle_matrix, matrix_to_euler
+
+__all__ = ["obstacles", "limb_samples", "deepest", "self_collision_depth", "resolve_self_collision",
+           "LIMBS"]
+
+_FRACTIONS = (0.15, 0.45, 0.75, 1.0)
+#: limb name -> (side, proximal joint it turns, effectors whose contact exempts it)
+LIMBS = {
+    "arm_left": ("left", "shoulder_left", ("hand_left", "fist_left", "elbow_left")),
+    "arm_right": ("right", "shoulder_right", ("hand_right", "fist_right", "elbow_right")),
+    "leg_left": ("left", "hip_left", ("foot_left", "knee_left")),
+    "leg_right": ("right", "hip_right", ("foot_right", "knee_right")),
+}
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    n = float(np.linalg.norm(v))
+    return v / n if n > 1e-9 else np.zeros(3)
+
+
+def obstacles(w: World) -> dict[str, tuple[np.ndarray, np.ndarray, float]]:
+    """Obstacle capsules of a posed body: name -> (start, end, radius), metres (torso, head,
+    thigh_S, shin_S)."""
+    col = w.avatar.collision
+    pel, neck, head = w.pos["pelvis"], w.pos["neck"], w.pos["head"]
+    up = _unit(neck - pel)
+    out = {"torso": (pel - up * float(SOLVER["selfTorsoBelowPelvis"]), neck, float(col["torso"])),
+           "head": (head, head + _unit(head - neck) * float(SOLVER["headOverhang"]), float(col["head"]))}
+    for s in ("left", "right"):
+        out[f"thigh_{s}"] = (w.pos[f"hip_{s}"], w.pos[f"knee_{s}"], float(col["thigh"]))
+        out[f"shin_{s}"] = (w.pos[f"knee_{s}"], w.pos[f"ankle_{s}"], float(col["shin"]))
+    return out
+
+
+def limb_samples(w: World, limb: str) -> tuple[list[np.ndarray], float, tuple[str, ...]]:
+    """Sample points (m) of a limb's distal segment, their radius and the obstacles they are
+    tested against (see the module docstring)."""
+    side = LIMBS[limb][0]
+    other = "right" if side == "left" else "left"
+    col = w.avatar.collision
+    if limb.startswith("arm"):
+        a, b = w.pos[f"elbow_{side}"], w.pos[f"wrist_{side}"]
+        over, r, against = float(SOLVER["armOverhang"]), float(col["arm"]), ("torso", "head")
+    else:
+        a, b = w.pos[f"knee_{side}"], w.pos[f"ankle_{side}"]
+        over, r, against = float(SOLVER["shinOverhang"]), float(col["shin"]), \
+            ("torso", f"thigh_{other}", f"shin_{other}")
+    pts = [a + t * (b - a) for t in _FRACTIONS] + [b + _unit(b - a) * over]
+    return pts, r, against
+
+
+def _closest_on_segment(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    ab = b - a
+    L2 = float(ab @ ab)
+    t = 0.0 if L2 < 1e-12 else min(1.0, max(0.0, float((p - a) @ ab) / L2))
+    return a + t * ab
+
+
+def deepest(w: World, limb: str) -> tuple[float, np.ndarray | None, np.ndarray | None, str]:
+    """The deepest overlap of a limb's samples with its obstacles: (depth m, sample point, unit
+    push direction away from the obstacle axis, obstacle name); depth 0 and ``None`` when clear.
+    A sample that has crossed the obstacle's axis is pushed back towards the limb's own side
+    (the side of its proximal joint), its depth counted through the axis, so a push never drives
+    a limb through the body. Samples and obstacles are visited in a fixed order; the first
+    maximum wins."""
+    obs = obstacles(w)
+    pts, r, against = limb_samples(w, limb)
+    joint = w.pos[LIMBS[limb][1]]
+    best = (0.0, None, None, "")
+    for name in against:
+        a, b, ro = obs[name]
+        # the limb's own side of the obstacle: from its axis towards the limb's proximal joint
+        ax = _unit(b - a)
+        side = joint - a
+        side = side - ax * float(side @ ax)   # perpendicular to the obstacle's axis
+        for p in pts:
+            q = _closest_on_segment(p, a, b)
+            d = p - q
+            dist = float(np.linalg.norm(d))
+            if dist >= ro + r:
+                continue
+            n = d / dist if dist > 1e-9 else _unit(side)
+            if n @ side < 0.0:
+                # a sample past the axis is pushed back to the limb's side, the long way out
+                n, dist = -n, -dist
+            depth = ro + r - dist
+            if depth > best[0] and float(n @ n) > 0.5:
+                best = (depth, p, n, name)
+    return best
+
+
+def self_collision_depth(w: World) -> dict[str, tuple[float, str]]:
+    """Residual self-collision per limb of a posed body: limb -> (depth m, obstacle), only limbs
+    that overlap something."""
+    out = {}
+    for limb in LIMBS:
+        depth, _p, _n, name = deepest(w, limb)
+        if depth > 0.0:
+            out[limb] = (depth, name)
+    return out
+
+
+def resolve_self_collision(pose, exempt: set[str]) -> None:
+    """Bounded self-collision push (module docstring) on a working pose of the keyframe solve
+    (``posecode_ssg.motion.solve._Pose``: ``world()``, ``euler``, ``local``, ``set_euler``).
+    ``exempt``: effector names holding a contact this phase. Mutates ``pose``."""
+    from .solve import _clamp_box   # local import: solve imports this module
+
+    step_cap = float(SOLVER["selfStepDeg"])
+    for limb, (_side, joint, effectors) in LIMBS.items():
+        if exempt.intersection(effectors):
+            continue
+        cap = float(SOLVER["selfArmMaxDeg"] if limb.startswith("arm") else SOLVER["selfLegMaxDeg"])
+        widen = pose.euler[joint]
+        total = 0.0
+        for _ in range(int(SOLVER["selfIterations"])):
+            w = pose.world()
+            depth, p, n, _name = deepest(w, limb)
+            if depth <= 1e-4 or n is None or total >= cap:
+                break
+            lever = p - w.pos[joint]
+            ln = float(np.linalg.norm(lever))
+            ax = np.cross(lever, n)
+            an = float(np.linalg.norm(ax))
+            if ln < 1e-6 or an < 1e-9:
+                break
+            step = min(math.degrees(depth / ln), step_cap, cap - total)
+            Rd = axis_angle_matrix(ax / an, math.radians(step))
+            parent_rot = w.rot[joint] @ pose.local[joint].T
+            new_local = parent_rot.T @ Rd @ parent_rot @ pose.local[joint]
+            pose.set_euler(joint, _clamp_box(joint, matrix_to_euler(new_local), widen))
+            total += step
+
