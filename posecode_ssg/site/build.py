@@ -28,6 +28,7 @@ Stages (data flows one way)::
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import concurrent.futures.process
 import difflib
 import hashlib
@@ -60,6 +61,8 @@ RUNTIME_BUNDLE = RUNTIME_DIST / "posecode-runtime.js"
 MANIFEST_VERSION = 3
 POOL_THRESHOLD = 24  # uncached figures before worker processes pay off
 PROGRESS_THRESHOLD = 200  # pages before a progress bar is shown
+NO_SITEMAP_NOTE = ("no sitemap.xml: base_url has no scheme and host (set base_url = "
+                   "\"https://host/path/\" in posecode.toml)")
 
 try:  # the one diagnostic record type of the project
     from posecode_ssg.language.diagnostics import Diagnostic
@@ -211,7 +214,7 @@ def _humanize(name: str) -> str:
 # --------------------------------------------------------------------------- the build
 
 def build_site(config: SiteConfig, *, out_dir: Path | None = None, strict: bool | None = None,
-               progress: bool = True, keep_going: bool = False) -> BuildResult:
+               progress: bool = True, keep_going: bool = False, in_place: bool = False) -> BuildResult:
     """Build the site described by ``config``.
 
     :param out_dir: output folder (default ``config.output_dir``).
@@ -219,19 +222,29 @@ def build_site(config: SiteConfig, *, out_dir: Path | None = None, strict: bool 
     :param progress: show a tqdm progress bar on long builds (on stderr).
     :param keep_going: write the site even when there are errors (the dev
         server's mode): pages render with their error boxes, broken links
-        stay as written, and the page cache is not updated.
+        stay as written, and no-change rebuilds are not short-cut until a
+        build without errors.
+    :param in_place: update the output folder file by file (each file
+        written beside its target and renamed over it, unchanged files left
+        alone, files no longer produced deleted) instead of building a new
+        folder and swapping it in. Only for an output folder nobody reads
+        while the build runs (the dev server's private folder: its requests
+        wait for the build); taken only when the previous build's manifest
+        matches the folder exactly, otherwise the build swaps as usual. The
+        files written are the same either way.
     :returns: a :class:`BuildResult`; without ``keep_going`` the output
         folder is replaced only when the build has no errors (and, with
         ``strict``, no warnings).
     :raises BuildError: the output folder cannot be created or swapped.
     """
-    return _Build(config, out_dir, strict, progress, keep_going).run()
+    return _Build(config, out_dir, strict, progress, keep_going, in_place).run()
 
 
 class _Build:
     def __init__(self, config: SiteConfig, out_dir: Path | None, strict: bool | None, progress: bool,
-                 keep_going: bool = False):
+                 keep_going: bool = False, in_place: bool = False):
         self.keep_going = keep_going
+        self.in_place = in_place
         self.config = config
         self.out = Path(out_dir or config.output_dir).resolve()
         self.strict = config.strict if strict is None else bool(strict)
@@ -267,7 +280,7 @@ class _Build:
         if self.out == content or content.is_relative_to(self.out) or self.out.is_relative_to(content):
             self._error(self.out, "output-dir", "the output folder must not be, contain or be inside the content folder")
             return
-        self.theme = Theme(config.theme, config.theme_dir)
+        self.theme = Theme.load(config.theme, config.theme_dir)
         page_paths, static_paths = scan_content(content)
         self.sources = {p.relative_to(content).as_posix(): p.read_bytes() for p in page_paths}
         self.static = {p.relative_to(content).as_posix(): p for p in static_paths}
@@ -283,25 +296,34 @@ class _Build:
         static_state = [[uri, p.stat().st_size, p.stat().st_mtime_ns] for uri, p in self.static.items()]
         inputs = _sha(json.dumps([sorted(self.hashes.items()), static_state]).encode())
         manifest = self._load_manifest()
-        if (manifest and manifest.get("fingerprint") == fingerprint and manifest.get("inputs") == inputs
-                and self._output_intact(manifest)):
+        intact = bool(manifest) and self._output_intact(manifest)
+        if (intact and manifest.get("fingerprint") == fingerprint and manifest.get("inputs") == inputs
+                and manifest.get("clean", True)):
             self._replay(manifest)
             return
         old_pages = manifest.get("pages", {}) if manifest and manifest.get("fingerprint") == fingerprint else {}
         old_outputs = manifest.get("outputs", {}) if manifest else {}
+        self.old_outputs = old_outputs if intact else None  # in-place writing needs an exact picture
         index_hashes = sorted((u, h) for u, h in self.hashes.items() if u.rsplit("/", 1)[-1] in INDEX_NAMES)
         context = _sha(json.dumps([fingerprint, sorted(self.hashes), sorted(self.static), index_hashes]).encode())
         result.timings["scan"] = time.perf_counter() - self.started
         self._make_pages(context, old_pages, old_outputs)
         if (result.errors or (self.strict and result.warnings)) and not self.keep_going:
             return
+        # Site-wide pages (home, sections, taxonomies, search index, sitemap, 404, shared
+        # assets) depend on the page records' card and search data only: when none of that
+        # changed (an edit to a page's prose), the previous build's files are reused.
+        self.site_key = _sha(json.dumps([context, static_state] + [
+            [p.src_uri, _site_view(self.records[p.src_uri])] for p in self.pages if p.src_uri in self.records
+        ], sort_keys=True).encode())
+        self.reuse_site = self._reusable_site(manifest, old_outputs)
         self._lap("prepare", self._prepare_site)
         self._lap("render pages", lambda: self._render_pages(self.to_render, self.show))
         self._lap("render site", self._render_site)
         if result.errors and not self.keep_going:
             return
         self._lap("write", self._write)
-        if not result.errors:
+        if result.written:
             self._lap("manifest", lambda: self._save_manifest(fingerprint, inputs))
 
     def _lap(self, name: str, step) -> None:
@@ -349,8 +371,10 @@ class _Build:
             st = os.stat(self.out / dest)
             outputs[dest] = [st.st_size, st.st_mtime_ns]
         pages = {uri: {"key": self.page_keys[uri], "record": rec} for uri, rec in self.records.items()}
+        site_outputs = sorted(set(self.outputs) - set(self.page_html) - set(self.static))
         data = {"version": MANIFEST_VERSION, "fingerprint": fingerprint, "inputs": inputs, "pages": pages,
-                "outputs": outputs, "notes": self.result.notes}
+                "outputs": outputs, "notes": self.result.notes, "clean": not self.result.errors,
+                "site_key": self.site_key, "site_outputs": site_outputs}
         try:
             self.config.cache_dir.mkdir(parents=True, exist_ok=True)
             tmp = self.manifest_path.with_suffix(f".tmp{os.getpid()}")
@@ -368,6 +392,7 @@ class _Build:
         self.records: dict[str, dict] = {}
         self.page_keys: dict[str, str] = {}
         self.page_html: dict[str, bytes | Path] = {}
+        self.index_unchanged: set[str] = set()
         by_url: dict[str, Page] = {}
         reserved = {"tags/", "muscles/", "equipment/", "assets/"}
         for uri, data in self.sources.items():
@@ -395,9 +420,12 @@ class _Build:
             self.page_keys[page.src_uri] = key
             old = old_pages.get(page.src_uri)
             stat = old_outputs.get(page.dest_uri)
-            # index pages list the cards of their section: always re-rendered
-            if (old and not page.is_index and old.get("key") == key and stat
-                    and self._same_stat(page.dest_uri, stat)):
+            same = bool(old and old.get("key") == key and stat and self._same_stat(page.dest_uri, stat))
+            # index pages list the cards of their section: parsed again, and re-rendered
+            # unless the site-wide data is unchanged too (decided once all records are known)
+            if same and page.is_index:
+                self.index_unchanged.add(page.src_uri)
+            if same and not page.is_index:
                 rec = old["record"]
                 self.records[page.src_uri] = rec
                 page.title, page.meta = rec["title"], rec["meta"]
@@ -460,6 +488,21 @@ class _Build:
             result.figures += len(rec["figures"])
         self.to_render = to_parse
         self.show = show
+
+    def _reusable_site(self, manifest: dict | None, old_outputs: dict) -> bool:
+        """True when the previous build's site-wide files can be kept: same site key, every
+        one of them still on disk as that build left it."""
+        if not manifest or manifest.get("site_key") != self.site_key:
+            return False
+        site_outputs = manifest.get("site_outputs")
+        if not isinstance(site_outputs, list):
+            return False
+        for dest in site_outputs:
+            stat = old_outputs.get(dest)
+            if not stat or not self._same_stat(dest, stat):
+                return False
+        self.site_outputs = site_outputs
+        return True
 
     def _same_stat(self, dest: str, stat: list) -> bool:
         try:
@@ -704,6 +747,8 @@ class _Build:
         top.sort(key=lambda f: (self.index_records.get(f, {}).get("meta", {}).get("weight", 0),
                                 self.section_titles[f].lower(), f))
         self.nav = [{"title": self.section_titles[f], "url": self.url(f + "/"), "path": f + "/"} for f in top]
+        if self.reuse_site:
+            return  # cards and search index only feed the site-wide pages, kept from the last build
         # cards
         self.cards: list[dict] = []
         for page in self.pages:
@@ -770,6 +815,9 @@ class _Build:
         for page in _progress(pages, len(pages), "render", show):
             if page.is_index and page.url == "":
                 continue  # the home page is rendered by _render_site
+            if self.reuse_site and page.src_uri in self.index_unchanged:
+                self.page_html[page.dest_uri] = self.out / page.dest_uri
+                continue
             self.page_html[page.dest_uri] = self._render_page(page).encode("utf-8")
 
     def _render_section(self, url: str, *, page: Page | None = None, body: Markup | None = None) -> str:
@@ -793,6 +841,13 @@ class _Build:
 
     def _render_site(self) -> None:
         config = self.config
+        if self.reuse_site:
+            for dest in self.site_outputs:
+                self.outputs[dest] = self.out / dest
+            if not config.site_url and config.base_url != "/":
+                self.result.notes.append(NO_SITEMAP_NOTE)
+            self._add_pages_and_static()
+            return
         pages_by_url = {p.url: p for p in self.pages}
         # home
         home = pages_by_url.get("")
@@ -870,16 +925,20 @@ class _Build:
             lines.append("</urlset>")
             self.outputs["sitemap.xml"] = ("\n".join(lines) + "\n").encode()
         elif config.base_url != "/":  # a configured path without a host: say why there is no sitemap
-            self.result.notes.append("no sitemap.xml: base_url has no scheme and host (set base_url = "
-                                     "\"https://host/path/\" in posecode.toml)")
-        # static content files
-        for uri, path in self.static.items():
+            self.result.notes.append(NO_SITEMAP_NOTE)
+        self._add_pages_and_static()
+
+    def _add_pages_and_static(self) -> None:
+        for uri, path in self.static.items():  # static content files
             self.outputs.setdefault(uri, path)
         for dest, data in self.page_html.items():
             self.outputs[dest] = data
 
     # ---------------------------------------------------------------- writing
     def _write(self) -> None:
+        if self.in_place and self.old_outputs is not None and self.out.is_dir():
+            self._write_in_place(self.old_outputs)
+            return
         out = self.out
         parent = out.parent
         try:
@@ -892,19 +951,7 @@ class _Build:
         try:
             made: set[Path] = set()
             for dest in sorted(self.outputs):
-                data = self.outputs[dest]
-                target = staging / dest
-                folder = target.parent
-                if folder not in made:
-                    folder.mkdir(parents=True, exist_ok=True)
-                    made.add(folder)
-                if isinstance(data, Path):
-                    try:
-                        os.link(data, target)
-                    except OSError:
-                        shutil.copyfile(data, target)
-                else:
-                    target.write_bytes(data)
+                _place(self.outputs[dest], staging / dest, made)
             old = parent / f".{out.name}.old-{os.getpid()}"
             if out.exists():
                 os.rename(out, old)
@@ -919,6 +966,75 @@ class _Build:
             shutil.rmtree(staging, ignore_errors=True)
             raise
         self.result.written = True
+
+    def _write_in_place(self, old_outputs: dict) -> None:
+        """Update the output folder file by file (see ``build_site(in_place=True)``): each new
+        or changed file is written to a temporary name beside its target and renamed over it;
+        files whose bytes are unchanged keep their inode and time stamps; files the previous
+        build wrote and this one does not are deleted (and folders left empty)."""
+        out = self.out
+        pid = os.getpid()
+        try:
+            made: set[Path] = set()
+            for dest in sorted(self.outputs):
+                data = self.outputs[dest]
+                target = out / dest
+                if isinstance(data, Path):
+                    if data == target:
+                        continue  # kept from the previous build
+                    try:
+                        if os.path.samefile(data, target):
+                            continue
+                    except OSError:
+                        pass
+                elif dest in old_outputs:
+                    try:
+                        if os.stat(target).st_size == len(data) and target.read_bytes() == data:
+                            continue
+                    except OSError:
+                        pass
+                tmp = target.parent / f".{target.name}.tmp-{pid}"
+                _place(data, tmp, made)
+                os.replace(tmp, target)
+            for dest in sorted(set(old_outputs) - set(self.outputs), reverse=True):
+                target = out / dest
+                with contextlib.suppress(FileNotFoundError):
+                    target.unlink()
+                folder = target.parent
+                while folder != out and folder.is_relative_to(out):
+                    try:
+                        folder.rmdir()  # only succeeds when empty
+                    except OSError:
+                        break
+                    folder = folder.parent
+        except OSError as exc:
+            raise BuildError(f"cannot write the site to {out}: {exc}") from None
+        self.result.written = True
+
+
+def _place(data: bytes | Path, target: Path, made: set[Path]) -> None:
+    """Write ``data`` (bytes, or a file to hard-link, copied when linking fails) to ``target``,
+    creating its folder unless it is in ``made`` (folders created so far)."""
+    folder = target.parent
+    if folder not in made:
+        folder.mkdir(parents=True, exist_ok=True)
+        made.add(folder)
+    if isinstance(data, Path):
+        try:
+            os.link(data, target)
+        except OSError:
+            shutil.copyfile(data, target)
+    else:
+        target.write_bytes(data)
+
+
+def _site_view(record: dict) -> dict:
+    """The part of a page record that site-wide pages (cards, sections, taxonomies, search
+    index, sitemap) read: the record without its diagnostics, links, anchors and figure
+    line numbers, which only the page itself uses."""
+    view = {k: v for k, v in record.items() if k not in ("diagnostics", "links", "anchors")}
+    view["figures"] = [{k: v for k, v in f.items() if k != "line"} for f in record.get("figures", [])]
+    return view
 
 
 @dataclass

@@ -376,7 +376,10 @@ class ProjectSource:
 
         options: dict[str, Any] = {}
         if self.build_keeps_going():
+            # Pages with errors are written with their error boxes; the private folder is
+            # updated file by file (requests wait while a build runs, so no tab sees a mix).
             options["keep_going"] = True
+            options["in_place"] = True
         result = build_site(self.config, out_dir=out_dir, strict=False, progress=False, **options)
         report = BuildReport()
         for path, diagnostic in result.errors:
