@@ -46,7 +46,10 @@ export class FigureModel {
     }
     /** the solve context handed to every pass (solvers/index.js) */
     this.ctx = { skeleton: sk, localQ: this.localQ, floorBound: true, segment: 0, contacts: [], warnings: [], rig,
-      plan: emptyPlan(), root: this.rootChannels, startPos: this.startPos };
+      plan: emptyPlan(), root: this.rootChannels, startPos: this.startPos,
+      // props, reach, self-collision (solvers/props.js, reach.js, selfcollision.js): the motion's
+      // props, every segment's contacts (reaches blend across boundaries) and segment lengths
+      props: motion.props || [], segContacts: this.segContacts, segDt: this.timeline.dts, limbsMoved: false };
     this.t = 0;
     this.segment = 0;
     this._buildPlans();

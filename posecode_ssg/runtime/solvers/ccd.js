@@ -130,12 +130,14 @@ function run(ctx, ch, n, t) {
 
 /**
  * Solve one chain toward target `t` ([x, y, z] m) from the current pose; `hingeSign` is +1 for a
- * knee (bends +x), −1 for an elbow. Mutates `ctx.localQ` and re-poses the skeleton.
+ * knee (bends +x), −1 for an elbow. Mutates `ctx.localQ` and re-poses the skeleton. The ROM
+ * boxes are widened to the incoming angles, or with `keepWiden` to those already in `ch.wid`
+ * (a re-aim keeps the authored widening, as solve.py's reach passes one `widen` to every try).
  */
-export function ccd(ctx, ch, t, hingeSign) {
+export function ccd(ctx, ch, t, hingeSign, keepWiden = false) {
   const sk = ctx.skeleton, P = sk.worldP, q = ctx.localQ;
   for (let k = 0; k < 2; k++) eulerOf(q, ch.bones[k] * 4, ch.eul, k * 3);
-  ch.wid.set(ch.eul);
+  if (!keepWiden) ch.wid.set(ch.eul);
   // pre-bend a too-straight limb (solve.py `_prebend`)
   const r = ch.bones[0], h = ch.bones[1], e = ch.end;
   const a = Math.hypot(P[h * 3] - P[r * 3], P[h * 3 + 1] - P[r * 3 + 1], P[h * 3 + 2] - P[r * 3 + 2]);

@@ -8,9 +8,12 @@
  *   3. `pin`            translate the root so a pinned effector meets its anchor (root.js)
  *   4. `grip`           translate the root so the wrists meet the bar (arm CCD, orienting
  *                       and closing the hands not yet)                          (root.js)
- *   5. `props`          push the body out of prop blocking faces              [next issue]
- *   6. `reach`          CCD within the ROM boxes, residual recorded           [next issue]
- *   7. `self-collision` bounded arm/leg depenetration                         [next issue]
+ *   5. `props`          push the body out of prop blocking faces, root along a face's normal
+ *                       or the hip clear of a limb face (KR §10.1)              (props.js)
+ *   6. `reach`          CCD within the ROM boxes, blended across boundaries; residual
+ *                       reported by sample() contacts (KR §7, §5.3)             (reach.js)
+ *   7. `self-collision` bounded shoulder/hip push of free limbs out of the torso and the
+ *                       other leg (KR §10.2), then the floor clamp of limb changes (selfcollision.js)
  *   8. `floor-clamp`    floor-bound phases touch the floor, none sinks (KR §6.1 step 14) (root.js)
  *
  * Passes 2–4 and 8 read `ctx.plan`, the segment's contact plan built once at load
@@ -27,9 +30,12 @@
 
 import { grounding } from "./grounding.js";
 import { floorClamp, grip, groundLock, pin } from "./root.js";
+import { props } from "./props.js";
+import { reach } from "./reach.js";
+import { selfCollision } from "./selfcollision.js";
 
 /** The passes that exist, in run order (a subsequence of the order documented above). */
-export const PASSES = [grounding, groundLock, pin, grip, floorClamp];
+export const PASSES = [grounding, groundLock, pin, grip, props, reach, selfCollision, floorClamp];
 
 /** The documented full order (names), for tests and docs. */
 export const PASS_ORDER = ["grounding", "ground-lock", "pin", "grip", "props", "reach", "self-collision", "floor-clamp"];

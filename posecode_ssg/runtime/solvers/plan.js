@@ -44,7 +44,7 @@ function subtree(sk, bone) {
  * `solver.elbowFloorHeight`), "pelvis" (max of `solver.pelvisFloorMin` and the pelvis height
  * above the back bones' lowest point), "radius" (knee: the larger capsule radius at the knee).
  */
-function contactHeightRule(rig, sk, effector) {
+export function contactHeightRule(rig, sk, effector) {
   const bone = sk.index.get(rig.effectors[effector] || effector);
   if (effector.startsWith("elbow")) return { mode: "const", bone, bones: null, value: rig.solver.elbowFloorHeight };
   if (effector === "pelvis") {

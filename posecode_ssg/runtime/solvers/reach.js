@@ -1,0 +1,155 @@
+/**
+ * Reach pass: CCD over the limb chain toward the target, every joint clamped into its rig.json
+ * `rom` box (widened to the authored angle) at every step (spec §5 "reach moves the limb";
+ * kinematics-reference §7), the same steps as the numpy keyframe solve (posecode_ssg/motion/
+ * solve.py, "reaches (KR §7)"); the root does not move.
+ *
+ * - Chains (KR §7): hand, fist → shoulder, elbow (end: wrist); elbow → shoulder (end: elbow);
+ *   foot → hip, knee (end: ankle); knee → hip (end: knee). Two-joint chains use solvers/ccd.js
+ *   `ccd` (pre-bend, CCD, straight-hinge retry); one-joint chains swing the ball joint (`aim`)
+ *   up to `solver.ccdIterations` times, stopping within `solver.ccdStopDistance`.
+ * - Targets: `floor` — the joint's own x, z (a hand's pushed `solver.handFloorOutward` outward
+ *   from its shoulder, horizontally) at the effector's contact height (KR §7.1, plan.js
+ *   `contactHeightRule`), re-aimed twice at the height the new limb pose gives, with the same
+ *   widened boxes; a body landmark (bone id or effector name) — its current world position; a
+ *   prop anchor — rig.json `props[*].anchors`.
+ * - Blending across phase boundaries (KR §5.3): a reach held in the previous segment too has
+ *   weight 1; one that starts in this segment weight smoothstep(u); one that ends (held in the
+ *   previous segment, not in this one) weight 1 − smoothstep(u). Each chain joint's local
+ *   rotation is slerped from its pre-solve value toward the solved one by the weight, so at a
+ *   phase end (u → 1) the pose is the keyframe solve and every boundary is continuous.
+ * - The residual is not hidden: `sample().contacts` reports it per reach (solvers/contacts.js),
+ *   and a residual above `solver.reachTolerance` adds a `contact-residual` warning.
+ * A reach of a foot onto a top surface (box, seat) is aimed with the ankle joint, not the sole
+ * (the numpy solve aims the sole); no conformance example or demo uses one.
+ * Nothing is allocated per frame: chain records are built once per figure and segment.
+ * @module solvers/reach
+ */
+
+import { aim, ccd, eulerOf, makeChain } from "./ccd.js";
+import { contactHeight, contactHeightRule } from "./plan.js";
+
+const CHAINS = { hand: ["shoulder", "elbow", "wrist"], fist: ["shoulder", "elbow", "wrist"], elbow: ["shoulder", "elbow"],
+  foot: ["hip", "knee", "ankle"], knee: ["hip", "knee"] };
+const cache = new WeakMap();
+const _t = new Float64Array(3);
+const _save = new Float64Array(8);
+
+function record(ctx, c, mode) {
+  const sk = ctx.skeleton, rig = ctx.rig;
+  const kind = c.effector.split("_")[0], side = c.effector.endsWith("_left") ? "left" : "right";
+  const ids = CHAINS[kind];
+  if (!ids) return null;
+  const joints = ids.slice(0, -1).map((j) => `${j}_${side}`);
+  const r = { effector: c.effector, anchor: c.anchor, mode, ch: makeChain(rig, sk, joints, `${ids[ids.length - 1]}_${side}`),
+    n: joints.length, sign: kind === "foot" ? 1 : -1, floor: c.floor, rule: null, outward: -1, target: null, targetBone: -1 };
+  if (c.floor) {
+    r.rule = contactHeightRule(rig, sk, c.effector);
+    if (kind === "hand") r.outward = sk.index.get(`shoulder_${side}`);
+  } else if (c.target) {
+    r.target = Float64Array.from(c.target);
+  } else {
+    const name = sk.index.has(c.anchor) ? c.anchor : rig.effectors[c.anchor];
+    if (!sk.index.has(name)) return null;
+    r.targetBone = sk.index.get(name);
+  }
+  return r;
+}
+
+/** This segment's reach records: its own (mode 0 held over, 1 starting) then those ending (2). */
+function segmentReaches(ctx) {
+  let st = cache.get(ctx);
+  if (!st) { st = []; cache.set(ctx, st); }
+  const s = ctx.segment;
+  if (st[s]) return st[s];
+  const S = ctx.segContacts.length;
+  const cur = ctx.segContacts[s].filter((c) => c.kind === "reach");
+  const prev = ctx.segContacts[(s - 1 + S) % S].filter((c) => c.kind === "reach");
+  const same = (a, b) => a.effector === b.effector && a.anchor === b.anchor;
+  const out = [];
+  for (const c of cur) out.push(record(ctx, c, prev.some((p) => same(p, c)) ? 0 : 1));
+  for (const c of prev) if (!cur.some((p) => same(p, c))) out.push(record(ctx, c, 2));
+  st[s] = out.filter(Boolean);
+  return st[s];
+}
+
+function slerpInto(q, o, a, ao, w) {
+  // q[o..] := slerp(a[ao..], q[o..], w)
+  let d = a[ao] * q[o] + a[ao + 1] * q[o + 1] + a[ao + 2] * q[o + 2] + a[ao + 3] * q[o + 3];
+  const sg = d < 0 ? -1 : 1;
+  d *= sg;
+  let ka = 1 - w, kb = w * sg;
+  if (d < 0.9995) {
+    const th = Math.acos(d), sn = Math.sin(th);
+    ka = Math.sin((1 - w) * th) / sn;
+    kb = sg * Math.sin(w * th) / sn;
+  }
+  let n = 0;
+  for (let i = 0; i < 4; i++) { q[o + i] = ka * a[ao + i] + kb * q[o + i]; n += q[o + i] * q[o + i]; }
+  n = Math.sqrt(n);
+  for (let i = 0; i < 4; i++) q[o + i] /= n;
+}
+
+function solveOne(ctx, r) {
+  const sk = ctx.skeleton, P = sk.worldP, ch = r.ch, b = ch.end, solver = ctx.rig.solver;
+  if (r.floor) {
+    _t[0] = P[b * 3]; _t[1] = P[b * 3 + 1]; _t[2] = P[b * 3 + 2];
+    if (r.outward >= 0) {
+      const dx = _t[0] - P[r.outward * 3], dz = _t[2] - P[r.outward * 3 + 2], n = Math.hypot(dx, dz);
+      if (n > 1e-6) { _t[0] += dx / n * solver.handFloorOutward; _t[2] += dz / n * solver.handFloorOutward; }
+    }
+    sk.measureLowest();
+    _t[1] = contactHeight(sk, r.rule);
+  } else if (r.target) {
+    _t.set(r.target);
+  } else {
+    const o = r.targetBone * 3;
+    _t[0] = P[o]; _t[1] = P[o + 1]; _t[2] = P[o + 2];
+  }
+  if (r.n === 2) {
+    ccd(ctx, ch, _t, r.sign);
+    if (r.floor) {
+      for (let k = 0; k < 2; k++) {
+        sk.measureLowest();
+        _t[1] = contactHeight(sk, r.rule);
+        ccd(ctx, ch, _t, r.sign, true);
+      }
+    }
+    return;
+  }
+  eulerOf(ctx.localQ, ch.bones[0] * 4, ch.eul, 0);
+  ch.wid.set(ch.eul);
+  for (let round = 0; round < (r.floor ? 3 : 1); round++) {
+    if (round) { sk.measureLowest(); _t[1] = contactHeight(sk, r.rule); }
+    const stop2 = solver.ccdStopDistance * solver.ccdStopDistance;
+    for (let it = 0; it < solver.ccdIterations; it++) {
+      const dx = P[b * 3] - _t[0], dy = P[b * 3 + 1] - _t[1], dz = P[b * 3 + 2] - _t[2];
+      if (dx * dx + dy * dy + dz * dz < stop2) break;
+      aim(ctx, ch, 0, _t);
+    }
+  }
+}
+
+/** The reach pass (see the module comment). Sets `ctx.limbsMoved` when it ran a reach. */
+export const reach = {
+  name: "reach",
+  run(ctx) {
+    if (ctx.segment < 0 || !ctx.segContacts) return;
+    const list = segmentReaches(ctx);
+    if (!list.length) return;
+    const u = ctx.u, sm = u * u * (3 - 2 * u), q = ctx.localQ, sk = ctx.skeleton;
+    for (let i = 0; i < list.length; i++) {
+      const r = list[i];
+      const w = r.mode === 0 ? 1 : r.mode === 1 ? sm : 1 - sm;
+      if (w <= 0) continue;
+      const bones = r.ch.bones;
+      for (let k = 0; k < r.n; k++) for (let c = 0; c < 4; c++) _save[k * 4 + c] = q[bones[k] * 4 + c];
+      solveOne(ctx, r);
+      if (w < 1) {
+        for (let k = 0; k < r.n; k++) slerpInto(q, bones[k] * 4, _save, k * 4, w);
+        sk.forward(q);
+      }
+      ctx.limbsMoved = true;
+    }
+  },
+};

@@ -1,0 +1,197 @@
+/**
+ * Self-collision pass: forearms kept out of the torso and head, shins out of the torso and the
+ * other leg (kinematics-reference §10.2), the same steps as the numpy keyframe solve
+ * (posecode_ssg/motion/collide.py, whose docstring gives the model); every number from rig.json
+ * (`avatars[*].collision`, `solver.self*`, `solver.armOverhang`, `headOverhang`,
+ * `shinOverhang`).
+ *
+ * - Obstacles: torso capsule (`selfTorsoBelowPelvis` below the pelvis → neck), head capsule
+ *   (head joint → `headOverhang` beyond it), each thigh (hip → knee) and shin (knee → ankle).
+ * - Arms: samples at 15/45/75/100 % of elbow → wrist plus `armOverhang` past the wrist, against
+ *   torso and head; the shoulder turns, at most `selfArmMaxDeg` in all. Legs: the same fractions
+ *   of knee → ankle plus `shinOverhang`, against the torso and the other thigh and shin; the hip
+ *   turns, at most `selfLegMaxDeg`.
+ * - Per limb, up to `selfIterations` steps: find the deepest overlap (a sample past an obstacle's
+ *   axis is pushed back to the limb's own side — that of its proximal joint — its depth counted
+ *   through the axis); turn the joint about (lever × push) by min(depth / lever, `selfStepDeg`,
+ *   what is left of the cap), clamped into its ROM box widened to its incoming angles.
+ * - A limb holding any contact this segment (ground-lock, pin, grip or reach of its hand, fist,
+ *   elbow, foot or knee) is left to its contact.
+ * Then, when this or an earlier limb pass (props, reach) changed the pose, the floor clamp of the
+ * numpy solve: a floor-bound phase touches the floor, none sinks (KR §6.1 step 14).
+ * Pure function of the pose (no state kept between frames); nothing is allocated per frame.
+ * @module solvers/selfcollision
+ */
+
+import { eulerOf, makeChain } from "./ccd.js";
+import { turnJoint } from "./props.js";
+
+const DEG = 180 / Math.PI;
+const FR = [0.15, 0.45, 0.75, 1];
+const LIMB_EFFECTORS = [["hand_left", "fist_left", "elbow_left"], ["hand_right", "fist_right", "elbow_right"],
+  ["foot_left", "knee_left"], ["foot_right", "knee_right"]];
+const cache = new WeakMap();
+// obstacles: 6 capsules × (a[3], b[3]) and radii; samples: 5 points
+const OA = new Float64Array(18), OB = new Float64Array(18), OR = new Float64Array(6);
+const SP = new Float64Array(15);
+const _q = new Float64Array(3), _side = new Float64Array(3), _n = new Float64Array(3), _bp = new Float64Array(3), _bn = new Float64Array(3);
+// obstacle indices: 0 torso, 1 head, 2 thigh_left, 3 shin_left, 4 thigh_right, 5 shin_right
+const AGAINST = [[0, 1], [0, 1], [0, 4, 5], [0, 2, 3]];
+
+function setup(ctx) {
+  let st = cache.get(ctx);
+  if (st) return st;
+  const sk = ctx.skeleton, rig = ctx.rig, ix = (b) => sk.index.get(b);
+  st = { pelvis: ix("pelvis"), neck: ix("neck"), head: ix("head"),
+    hip: [ix("hip_left"), ix("hip_right")], knee: [ix("knee_left"), ix("knee_right")],
+    ankle: [ix("ankle_left"), ix("ankle_right")], elbow: [ix("elbow_left"), ix("elbow_right")],
+    wrist: [ix("wrist_left"), ix("wrist_right")],
+    chains: [makeChain(rig, sk, ["shoulder_left"], "wrist_left"), makeChain(rig, sk, ["shoulder_right"], "wrist_right"),
+      makeChain(rig, sk, ["hip_left"], "ankle_left"), makeChain(rig, sk, ["hip_right"], "ankle_right")],
+    exempt: new Map() };
+  cache.set(ctx, st);
+  return st;
+}
+
+function exemptLimbs(st, contacts) {
+  let e = st.exempt.get(contacts);
+  if (e) return e;
+  e = Uint8Array.from(LIMB_EFFECTORS.map((names) => (contacts.some((c) => names.includes(c.effector)) ? 1 : 0)));
+  st.exempt.set(contacts, e);
+  return e;
+}
+
+function setCapsule(i, P, a, b, r) {
+  for (let k = 0; k < 3; k++) { OA[i * 3 + k] = P[a * 3 + k]; OB[i * 3 + k] = P[b * 3 + k]; }
+  OR[i] = r;
+}
+
+/** Fill the obstacle capsules from the current pose (collide.py `obstacles`). */
+function obstacles(st, P, col, solver) {
+  const p = st.pelvis * 3, n = st.neck * 3, h = st.head * 3;
+  let ux = P[n] - P[p], uy = P[n + 1] - P[p + 1], uz = P[n + 2] - P[p + 2];
+  let l = Math.hypot(ux, uy, uz);
+  if (l > 1e-9) { ux /= l; uy /= l; uz /= l; } else { ux = uy = uz = 0; }
+  const below = solver.selfTorsoBelowPelvis;
+  OA[0] = P[p] - ux * below; OA[1] = P[p + 1] - uy * below; OA[2] = P[p + 2] - uz * below;
+  OB[0] = P[n]; OB[1] = P[n + 1]; OB[2] = P[n + 2]; OR[0] = col.torso;
+  let hx = P[h] - P[n], hy = P[h + 1] - P[n + 1], hz = P[h + 2] - P[n + 2];
+  l = Math.hypot(hx, hy, hz);
+  if (l > 1e-9) { hx /= l; hy /= l; hz /= l; } else { hx = hy = hz = 0; }
+  const over = solver.headOverhang;
+  OA[3] = P[h]; OA[4] = P[h + 1]; OA[5] = P[h + 2];
+  OB[3] = P[h] + hx * over; OB[4] = P[h + 1] + hy * over; OB[5] = P[h + 2] + hz * over; OR[1] = col.head;
+  for (let s = 0; s < 2; s++) {
+    setCapsule(2 + 2 * s, P, st.hip[s], st.knee[s], col.thigh);
+    setCapsule(3 + 2 * s, P, st.knee[s], st.ankle[s], col.shin);
+  }
+}
+
+/** Closest point of capsule i's segment to (x, y, z), into _q. */
+function closest(i, x, y, z) {
+  const ax = OA[i * 3], ay = OA[i * 3 + 1], az = OA[i * 3 + 2];
+  const bx = OB[i * 3] - ax, by = OB[i * 3 + 1] - ay, bz = OB[i * 3 + 2] - az;
+  const L2 = bx * bx + by * by + bz * bz;
+  let t = L2 < 1e-12 ? 0 : ((x - ax) * bx + (y - ay) * by + (z - az) * bz) / L2;
+  t = Math.min(1, Math.max(0, t));
+  _q[0] = ax + t * bx; _q[1] = ay + t * by; _q[2] = az + t * bz;
+}
+
+/** Deepest overlap of limb L (0 arm_left, 1 arm_right, 2 leg_left, 3 leg_right): depth m; point
+ *  in _bp, push direction in _bn (collide.py `deepest`). */
+function deepest(st, L, P, col, solver, joint) {
+  const s = L % 2, arm = L < 2;
+  const a = (arm ? st.elbow : st.knee)[s] * 3, b = (arm ? st.wrist : st.ankle)[s] * 3;
+  const over = arm ? solver.armOverhang : solver.shinOverhang, r = arm ? col.arm : col.shin;
+  const dx = P[b] - P[a], dy = P[b + 1] - P[a + 1], dz = P[b + 2] - P[a + 2];
+  const len = Math.hypot(dx, dy, dz), k = len > 1e-9 ? over / len : 0;
+  for (let i = 0; i < 4; i++) {
+    SP[i * 3] = P[a] + FR[i] * dx; SP[i * 3 + 1] = P[a + 1] + FR[i] * dy; SP[i * 3 + 2] = P[a + 2] + FR[i] * dz;
+  }
+  SP[12] = P[b] + dx * k; SP[13] = P[b + 1] + dy * k; SP[14] = P[b + 2] + dz * k;
+  const j = joint * 3;
+  let best = 0;
+  const against = AGAINST[L];
+  for (let oi = 0; oi < against.length; oi++) {
+    const o = against[oi];
+    // the limb's side of the obstacle: its proximal joint, perpendicular to the obstacle's axis
+    let ux = OB[o * 3] - OA[o * 3], uy = OB[o * 3 + 1] - OA[o * 3 + 1], uz = OB[o * 3 + 2] - OA[o * 3 + 2];
+    const ul = Math.hypot(ux, uy, uz);
+    if (ul > 1e-9) { ux /= ul; uy /= ul; uz /= ul; } else { ux = uy = uz = 0; }
+    _side[0] = P[j] - OA[o * 3]; _side[1] = P[j + 1] - OA[o * 3 + 1]; _side[2] = P[j + 2] - OA[o * 3 + 2];
+    const su = _side[0] * ux + _side[1] * uy + _side[2] * uz;
+    _side[0] -= ux * su; _side[1] -= uy * su; _side[2] -= uz * su;
+    const sl = Math.hypot(_side[0], _side[1], _side[2]);
+    for (let i = 0; i < 5; i++) {
+      const x = SP[i * 3], y = SP[i * 3 + 1], z = SP[i * 3 + 2];
+      closest(o, x, y, z);
+      const ex = x - _q[0], ey = y - _q[1], ez = z - _q[2];
+      let dist = Math.hypot(ex, ey, ez);
+      if (dist >= OR[o] + r) continue;
+      if (dist > 1e-9) { _n[0] = ex / dist; _n[1] = ey / dist; _n[2] = ez / dist; }
+      else if (sl > 1e-9) { _n[0] = _side[0] / sl; _n[1] = _side[1] / sl; _n[2] = _side[2] / sl; }
+      else { _n[0] = _n[1] = _n[2] = 0; }
+      if (_n[0] * _side[0] + _n[1] * _side[1] + _n[2] * _side[2] < 0) {
+        _n[0] = -_n[0]; _n[1] = -_n[1]; _n[2] = -_n[2]; dist = -dist;
+      }
+      const depth = OR[o] + r - dist;
+      if (depth > best && _n[0] * _n[0] + _n[1] * _n[1] + _n[2] * _n[2] > 0.5) {
+        best = depth;
+        _bp[0] = x; _bp[1] = y; _bp[2] = z;
+        _bn[0] = _n[0]; _bn[1] = _n[1]; _bn[2] = _n[2];
+      }
+    }
+  }
+  return best;
+}
+
+/**
+ * Worst self-collision depth (m) of the current pose over the four limbs, contacts or not
+ * (collide.py `self_collision_depth`), for reports and tests.
+ */
+export function selfCollisionDepth(ctx) {
+  const st = setup(ctx), sk = ctx.skeleton, P = sk.worldP, col = sk.avatar.collision, solver = ctx.rig.solver;
+  obstacles(st, P, col, solver);
+  let worst = 0;
+  for (let L = 0; L < 4; L++) worst = Math.max(worst, deepest(st, L, P, col, solver, st.chains[L].bones[0]));
+  return worst;
+}
+
+/** The self-collision pass (see the module comment), then the floor clamp of limb changes. */
+export const selfCollision = {
+  name: "self-collision",
+  run(ctx) {
+    if (ctx.segment < 0) return;
+    const st = setup(ctx), sk = ctx.skeleton, P = sk.worldP, col = sk.avatar.collision, solver = ctx.rig.solver;
+    const ex = exemptLimbs(st, ctx.contacts);
+    for (let L = 0; L < 4; L++) {
+      if (ex[L]) continue;
+      const ch = st.chains[L], joint = ch.bones[0];
+      const cap = L < 2 ? solver.selfArmMaxDeg : solver.selfLegMaxDeg;
+      let total = 0, started = false;
+      for (let it = 0; it < solver.selfIterations; it++) {
+        obstacles(st, P, col, solver);
+        const depth = deepest(st, L, P, col, solver, joint);
+        if (depth <= 1e-4 || total >= cap) break;
+        const lx = _bp[0] - P[joint * 3], ly = _bp[1] - P[joint * 3 + 1], lz = _bp[2] - P[joint * 3 + 2];
+        const ln = Math.hypot(lx, ly, lz);
+        const ax = ly * _bn[2] - lz * _bn[1], ay = lz * _bn[0] - lx * _bn[2], az = lx * _bn[1] - ly * _bn[0];
+        const an = Math.hypot(ax, ay, az);
+        if (ln < 1e-6 || an < 1e-9) break;
+        if (!started) {
+          eulerOf(ctx.localQ, joint * 4, ch.eul, 0);
+          ch.wid.set(ch.eul);
+          started = true;
+        }
+        const step = Math.min(depth / ln * DEG, solver.selfStepDeg, cap - total);
+        turnJoint(ctx, ch, 0, ax / an, ay / an, az / an, step / DEG);
+        total += step;
+        ctx.limbsMoved = true;
+      }
+    }
+    if (ctx.limbsMoved) {
+      const low = sk.measureLowest();
+      if (Number.isFinite(low) && (ctx.floorBound || low < 0)) sk.translate(0, -low, 0);
+    }
+  },
+};
