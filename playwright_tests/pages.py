@@ -13,7 +13,6 @@ import html
 import http.server
 import json
 import math
-import os
 import shutil
 from pathlib import Path
 from typing import Iterable
@@ -25,6 +24,7 @@ RUNTIME_DIR = REPO / "posecode_ssg" / "runtime"
 BUNDLE = RUNTIME_DIR / "dist" / "posecode-runtime.js"
 
 from tests.conftest import SHARED, shared_path  # noqa: E402  (one home for ../shared)
+from posecode_ssg.evaluate.browser import find_chromium, playwright_has_own_browser  # noqa: E402,F401  (one home for the browser)
 
 
 def script_json(data: dict) -> str:
@@ -110,20 +110,6 @@ POSTER = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100" role="i
           '<title>poster</title><rect width="100" height="100" fill="#eee"/>'
           '<circle cx="50" cy="20" r="8" fill="#555"/><line x1="50" y1="28" x2="50" y2="65" '
           'stroke="#555" stroke-width="6"/></svg>')
-
-
-def find_chromium() -> str | None:
-    """Debian's Chromium (or $POSECODE_CHROMIUM); None when absent."""
-    for cand in (os.environ.get("POSECODE_CHROMIUM"), shutil.which("chromium"), "/usr/bin/chromium"):
-        if cand and Path(cand).exists():
-            return cand
-    return None
-
-
-def playwright_has_own_browser() -> bool:
-    """True when Playwright's own Chromium download is installed."""
-    root = Path(os.environ.get("PLAYWRIGHT_BROWSERS_PATH", Path.home() / ".cache" / "ms-playwright"))
-    return any(root.glob("chromium*/chrome-linux*/chrome")) or any(root.glob("chromium_headless_shell*/*/*shell"))
 
 
 CHROMIUM = find_chromium()

@@ -144,7 +144,11 @@ export class FigureModel {
   /**
    * The test-hook snapshot of the current pose (world metres): see issue 4 item 7.
    * @returns {{t:number, phase:number, bones:Object<string,number[]>, landmarks:Object<string,number[]>,
-   *   contacts:{kind:string,effector:string,anchor:string,residual_m:number}[], warnings:{code:string,message:string}[]}}
+   *   contacts:{kind:string,effector:string,anchor:string,residual_m:number}[], warnings:{code:string,message:string}[],
+   *   local:Object<string,number[]>, orientation:Object<string,number[]>, frame:{yaw:number, travel:number[]},
+   *   segment:number, u:number}} `local`: each bone's solved local quaternion [x, y, z, w]; `orientation`: its
+   *   world quaternion; `frame`: the timeline's turn (degrees) and travel [x, z] (m) at `t` (the choreography
+   *   frame); `segment`: timeline segment index (phases, then the wrap); `u`: 0–1 position in it
    */
   sample() {
     const sk = this.skeleton;
@@ -165,6 +169,17 @@ export class FigureModel {
         });
       }
     }
-    return { t: this.t, phase: this.phase, bones, landmarks, contacts, warnings };
+    // eval fields (docs/eval.md): solved local and world rotations, the choreography frame and
+    // the timeline segment, so a harness can measure ROM, sole tilt and drift without guessing
+    const local = {}, orientation = {};
+    for (let i = 0; i < sk.boneCount; i++) {
+      const id = sk.boneIds[i];
+      local[id] = Array.from(this.localQ.subarray(i * 4, i * 4 + 4));
+      orientation[id] = Array.from(sk.worldQ.subarray(i * 4, i * 4 + 4));
+    }
+    const r = this.rootChannels;
+    const frame = { yaw: r[0] * 180 / Math.PI, travel: [r[1], r[2]] };
+    return { t: this.t, phase: this.phase, bones, landmarks, contacts, warnings,
+      local, orientation, frame, segment: this.segment, u: this.ctx.u };
   }
 }
