@@ -338,13 +338,15 @@ def _two_bone(pose: _Pose, ball: str, hinge: str, end: str, target: np.ndarray, 
     pose.set_euler(ball, _clamp_box(ball, matrix_to_euler(new_local), pose.euler[ball]))
 
 
-def _hold_weight(low: float) -> float:
+def _hold_weight(low: float, lo: float = 0.2, hi: float = 0.4) -> float:
     """How firmly a ground-locked foot is held (0–1) from its lowest point ``low`` (m) above the
-    floor before the hold: 1 up to 0.2 × ``solver.plantedHeight`` (1 cm), smoothstep down to 0
-    at 0.6 × (3 cm): a foot the authored joints lift off the floor (a hamstring curl) is let go
-    over a few degrees of knee, not dropped in one frame. Same rule in runtime/solvers/root.js."""
+    floor before the hold: 1 up to ``lo`` × ``solver.plantedHeight``, smoothstep down to 0 at
+    ``hi`` ×. A foot the authored joints lift off the floor (a hamstring curl) is let go over a
+    few degrees of knee, not dropped in one frame: first its height (1–2 cm of authored lift),
+    then its place on the floor (2–3 cm, ``lo=0.4, hi=0.6``), so it rises before it slides.
+    Same rule in runtime/solvers/root.js."""
     h = float(SOLVER["plantedHeight"])
-    x = min(1.0, max(0.0, (0.6 * h - low) / (0.4 * h)))
+    x = min(1.0, max(0.0, (hi * h - low) / ((hi - lo) * h)))
     return x * x * (3.0 - 2.0 * x)
 
 
@@ -369,9 +371,15 @@ def _sole_metrics(w: World, side: str) -> tuple[float, float]:
 
 def _level_foot(pose: _Pose, side: str, authored_x: float) -> tuple[float, float] | None:
     """Plantigrade levelling (KR §6.4): choose the ankle x that puts the sole flat (forward axis
-    horizontal), clamped to the ankle box. Keeps tiptoe intent (authored x > 15°). Returns
-    (needed, used) when the box stopped it, else None."""
-    if authored_x > float(SOLVER["plantigradeMaxAnkle"]):
+    horizontal), clamped to the ankle box. Keeps tiptoe intent: up to ``plantigradeMaxAnkle``
+    (15°) of authored x the foot is levelled, from there to 2 × ``plantigradeBlend`` (10°) more
+    the levelled and the authored angle cross-fade (smoothstep), above that the authored pitch is
+    kept; so a heel raise leaves the floor continuously instead of jumping at 15°. Returns
+    (needed, used) when the box stopped a fully levelled foot, else None. Same rule in runtime/solvers/root.js ``levelFoot``."""
+    m, band = float(SOLVER["plantigradeMaxAnkle"]), float(SOLVER["plantigradeBlend"])
+    keep = min(1.0, max(0.0, (authored_x - m) / (2.0 * band)))
+    keep = keep * keep * (3.0 - 2.0 * keep)
+    if keep >= 1.0:
         return None
     ankle = f"ankle_{side}"
     w = pose.world()
@@ -380,18 +388,21 @@ def _level_foot(pose: _Pose, side: str, authored_x: float) -> tuple[float, float
     lo, hi = rom_box(ankle)["x"]
     used = min(max(needed, lo), hi)
     e = pose.euler[ankle]
-    pose.set_euler(ankle, (used, e[1], e[2]))
-    if abs(used - needed) > 0.25:
+    pose.set_euler(ankle, ((1.0 - keep) * used + keep * authored_x, e[1], e[2]))
+    if keep == 0.0 and abs(used - needed) > 0.25:
         return needed, used
     return None
 
 
-def _face_push(pose: _Pose, props: list[str]) -> None:
+def _face_push(pose: _Pose, props: list[str], apply: bool = True) -> np.ndarray:
     """Body-resolving prop faces (KR §10.1): sample torso, head and shins as spheres; translate the
-    root along each face's normal by the deepest owned sample. Two passes."""
+    root along each face's normal by the deepest owned sample. Two passes. Returns the total
+    translation (m); with ``apply`` false the pose is left where it was (a measurement)."""
     faces = [f for p in props for f in PROP_GEOMETRY[p]["faces"] if f["resolve"] == "body"]
+    total = np.zeros(3)
     if not faces:
-        return
+        return total
+    start = pose.root_pos.copy()
     for _ in range(int(SOLVER["propBodyPasses"])):
         for f in faces:
             w = pose.world()
@@ -417,6 +428,10 @@ def _face_push(pose: _Pose, props: list[str]) -> None:
                     depth = max(depth, r - d)
             if depth > 1e-4:
                 pose.move(n * depth)
+                total += n * depth
+    if not apply:
+        pose.move(start - pose.root_pos)
+    return total
 
 
 def _owned_depth(face: dict, p: np.ndarray, r: float) -> float:
@@ -527,7 +542,7 @@ def _ground_lock(pose: _Pose, locks: tuple[str, ...], anchors: dict[str, np.ndar
         pose.move((0.0, -min(low[f"ankle_{s}"] for s in feet), 0.0))
 
     planted: list[str] = []
-    held: list[tuple[str, float]] = []
+    held: list[tuple[str, float, float]] = []
     level = not uppers   # feet behind a hands/forearms support stand on their toes (plank)
     # each held foot: the root moves by the shared part of the feet's (anchor − sole centre)
     # errors (_stance_shift), then a two-bone leg IK puts that foot's sole exactly on its anchor and on the floor (the per-foot
@@ -540,22 +555,24 @@ def _ground_lock(pose: _Pose, locks: tuple[str, ...], anchors: dict[str, np.ndar
             _level_foot(pose, s, semantic_ankle[s])
         drop_feet()
         low = pose.world().lowest_by_bone()
-        held = [(s, _hold_weight(low[f"ankle_{s}"])) for s in planted if f"foot_{s}" in anchors]
-        held = [(s, k) for s, k in held if k > 0.0]
+        held = [(s, _hold_weight(low[f"ankle_{s}"], 0.4, 0.6), _hold_weight(low[f"ankle_{s}"]))
+                for s in planted if f"foot_{s}" in anchors]
+        held = [(s, kh, kv) for s, kh, kv in held if kh > 0.0]
         if held:
             w = pose.world()
             errors = []
-            for s, k in held:
+            for s, kh, _kv in held:
                 e = anchors[f"foot_{s}"] - w.landmarks[f"sole_{s}"]
                 e[1] = 0.0
-                errors.append((e, k))
+                errors.append((e, kh))
             pose.move(_stance_shift(errors))
-            for s, k in held:
+            for s, kh, kv in held:
                 w = pose.world()
                 err = anchors[f"foot_{s}"] - w.landmarks[f"sole_{s}"]
-                err[1] = -w.lowest(subtree(f"ankle_{s}"))
-                _two_bone(pose, f"hip_{s}", f"knee_{s}", f"ankle_{s}", w.pos[f"ankle_{s}"] + k * err)
-    firm = {s for s, k in held if k >= 0.999} if feet else set()
+                err *= kh
+                err[1] = -kv * w.lowest(subtree(f"ankle_{s}"))
+                _two_bone(pose, f"hip_{s}", f"knee_{s}", f"ankle_{s}", w.pos[f"ankle_{s}"] + err)
+    firm = {s for s, _kh, kv in held if kv >= 0.999} if feet else set()
     for s in (planted if level else ()):
         rep = _level_foot(pose, s, semantic_ankle[s])
         if rep is not None and s in firm:   # a foot being let go is not a planted foot
@@ -596,14 +613,33 @@ def solve_keyframes(program) -> Solution:
 
     Returns a :class:`Solution` whose phase worlds hold joint and landmark positions in metres.
     Never raises for a program that :func:`~posecode_ssg.motion.compile_ir` produced.
+
+    **Prop placement**: props are world-fixed (KR §10.1), so a figure whose start pose or any
+    phase end passes through a body-resolving face (a chair's seat edge under a standing figure's
+    shins, a wall behind a deep wall-sit) is placed clear of it for the whole clip: the solve runs
+    once, the largest body-face push over the base pose and the phase ends becomes an offset of
+    the start position, and the solve runs again from there. Planted feet are then anchored where
+    the figure actually stands, instead of being walked by the push mid-clip. The runtime places
+    the figure the same way (runtime/pose.js ``_place``).
     """
     if program._solution is not None:
         return program._solution
+    sol, push = _solve(program, np.zeros(3))
+    if float(np.linalg.norm(push)) > 1e-4:
+        sol, _push = _solve(program, push)
+    program._solution = sol
+    return sol
+
+
+def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
+    """One keyframe solve with the start position moved by ``place`` (m); returns the solution and
+    the largest body-face push (m) met at the base pose or a phase end."""
     av = avatar(program.avatar)
     sp = START_POSES_TABLE[program.start_pose]
     base_rot = euler_to_matrix(sp.root_euler)
-    base_root = program.base_root()
+    base_root = program.base_root() + place
     base_world = forward_kinematics(av, program.base_euler, base_root, base_rot)
+    largest = _face_push(_Pose(av, program.base_euler, base_root, base_rot), program.props, apply=False)
 
     def chor(p, turn, travel):   # world point -> choreography frame (yaw and travel removed)
         q = p - base_root - np.array([travel[0], 0.0, travel[1]])
@@ -747,7 +783,9 @@ def solve_keyframes(program) -> Solution:
                     drift = float(math.hypot(d[0], d[2]))
                     if drift > float(SOLVER["plantTolerance"]):
                         res.drift.append((key, drift))
-        _face_push(pose, program.props)
+        push = _face_push(pose, program.props)
+        if float(np.linalg.norm(push)) > float(np.linalg.norm(largest)):
+            largest = push
         # limbs pinned, gripped or reached to a prop anchor are that phase's support: exempt
         exempt = {c.effector for c in list(kf.pins) + list(kf.grips) + list(kf.reaches) if c.target != FLOOR}
         _limb_push(pose, program.props, exempt)
@@ -807,8 +845,7 @@ def solve_keyframes(program) -> Solution:
         else:
             prev_support = {"foot_left", "foot_right"}
 
-    program._solution = Solution(av, base_world, phases)
-    return program._solution
+    return Solution(av, base_world, phases), largest
 
 
 # ---------------------------------------------------------------------------------------------

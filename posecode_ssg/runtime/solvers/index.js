@@ -30,15 +30,16 @@
 
 import { grounding } from "./grounding.js";
 import { floorClamp, grip, groundLock, pin } from "./root.js";
+import { entryBlend } from "./blend.js";
 import { props } from "./props.js";
 import { reach } from "./reach.js";
 import { selfCollision } from "./selfcollision.js";
 
 /** The passes that exist, in run order (a subsequence of the order documented above). */
-export const PASSES = [grounding, groundLock, pin, grip, props, reach, selfCollision, floorClamp];
+export const PASSES = [grounding, groundLock, pin, grip, props, reach, selfCollision, floorClamp, entryBlend];
 
 /** The documented full order (names), for tests and docs. */
-export const PASS_ORDER = ["grounding", "ground-lock", "pin", "grip", "props", "reach", "self-collision", "floor-clamp"];
+export const PASS_ORDER = ["grounding", "ground-lock", "pin", "grip", "props", "reach", "self-collision", "floor-clamp", "entry-blend"];
 
 /**
  * Run every pass on `ctx` in order.

@@ -91,6 +91,19 @@ function footFlatWarning(foot, phase) {
   return w;
 }
 
+/**
+ * The warning a held ground-locked foot raises when the rest of the body (the floor clamp of a
+ * lower point, a prop or a reach) leaves it above the floor: `{code, foot, phase, height,
+ * message}`, height in metres, `message` built when read.
+ */
+function footLiftedWarning(foot, phase) {
+  const w = { code: "foot-lifted", foot, phase, height: 0 };
+  Object.defineProperty(w, "message", { enumerable: true, get() {
+    return `${this.foot} is ground-locked in phase "${this.phase}" but the pose holds it ${(this.height * 1000).toFixed(0)} mm above the floor`;
+  } });
+  return w;
+}
+
 /** An empty plan (no root-moving contact). */
 export function emptyPlan() {
   return { lockFeet: new Int8Array(0), lockAnchor: new Float64Array(0), lockHeld: new Uint8Array(0),
@@ -133,10 +146,15 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
     plan.lockSole = Int16Array.from(feet.map((s) => sk.landmarkIndex.get(`sole_${s}`)));
     plan.lockChain = feet.map((s) => makeChain(rig, sk, [`hip_${s}`, `knee_${s}`], `ankle_${s}`));
     plan.lockWeight = new Float64Array(feet.length);
+    plan.lockWeightV = new Float64Array(feet.length);
+    plan.lockAuthored = new Float64Array(feet.length);
     plan.lockPlanted = new Uint8Array(feet.length);
     plan.lockWorld = new Float64Array(feet.length * 3);
     plan.lockTarget = new Float64Array(3);
     plan.footFlat = feet.map((s) => footFlatWarning(`foot_${s}`, phase.name));
+    plan.footLifted = feet.map((s) => footLiftedWarning(`foot_${s}`, phase.name));
+    plan.lockHeel = Int16Array.from(feet.map((s) => sk.landmarkIndex.get(`heel_${s}`)));
+    plan.lockToe = Int16Array.from(feet.map((s) => sk.landmarkIndex.get(`toe_${s}`)));
     // a single locked foot is the pivot of a turn: world-fixed, only carried by travel
     plan.lockPivot = feet.length === 1;
     const turn = plan.lockPivot ? 0 : prevRoot[0];

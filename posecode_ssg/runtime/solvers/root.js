@@ -20,36 +20,48 @@ const DEG = 180 / Math.PI;
 /**
  * Plantigrade levelling (kinematics-reference §6.4; solve.py `_level_foot`): set the ankle's x
  * angle so the sole is flat (its forward axis horizontal) — the angle is atan2(R[1][2], R[1][1])
- * of the knee's world rotation R — clamped to the ankle's box in rig.json `rom`; skipped when the
- * ankle is authored on tiptoe (x above `solver.plantigradeMaxAnkle`). The ankle's y and z are
- * locked (box [0, 0]), so its local rotation is qX(x). Re-runs forward kinematics.
- * @returns {number} NaN when skipped, else how far (degrees) the box stopped short of flat
- *   (needed − used; 0 when the sole is flat); `_level.needed` / `_level.used` hold the angles
+ * of the knee's world rotation R — clamped to the ankle's box in rig.json `rom`. Tiptoe intent is
+ * kept: up to `solver.plantigradeMaxAnkle` of authored x the foot is levelled, over the next
+ * 2 × `solver.plantigradeBlend` the levelled and authored angles cross-fade (smoothstep), above
+ * that the authored pitch is kept, so a heel raise leaves the floor continuously. The ankle's y and z are locked (box [0, 0]), so its
+ * local rotation is qX(x). Re-runs forward kinematics.
+ * @param {number} authored the ankle's authored x (degrees) this frame, before any pass
+ * @returns {number} NaN when the authored pitch is kept, else how far (degrees) the box stopped
+ *   short of flat (needed − used; 0 when flat); `_level.needed` / `_level.used` hold the angles
  */
-function levelFoot(ctx, side) {
+function levelFoot(ctx, side, authored) {
   const sk = ctx.skeleton, q = ctx.localQ, ankle = ctx.plan.ankle[side], knee = ctx.plan.knee[side];
-  const o = ankle * 4;
-  const authored = 2 * Math.atan2(q[o], q[o + 3]) * DEG;
-  if (authored > ctx.rig.solver.plantigradeMaxAnkle) return NaN;
+  const o = ankle * 4, m = ctx.rig.solver.plantigradeMaxAnkle, band = ctx.rig.solver.plantigradeBlend;
+  let keep = Math.min(1, Math.max(0, (authored - m) / (2 * band)));
+  keep = keep * keep * (3 - 2 * keep);
+  if (keep >= 1) return NaN;
   const w = sk.worldQ, k = knee * 4;
   const x = w[k], y = w[k + 1], z = w[k + 2], qw = w[k + 3];
   const needed = Math.atan2(2 * (y * z - qw * x), 1 - 2 * (x * x + z * z)) * DEG;
   const box = ctx.plan.ankleBox;
   const used = Math.min(Math.max(needed, box[2 * side]), box[2 * side + 1]);
-  q[o] = Math.sin(0.5 * used / DEG); q[o + 1] = 0; q[o + 2] = 0; q[o + 3] = Math.cos(0.5 * used / DEG);
+  const a = ((1 - keep) * used + keep * authored) / DEG;
+  q[o] = Math.sin(0.5 * a); q[o + 1] = 0; q[o + 2] = 0; q[o + 3] = Math.cos(0.5 * a);
   sk.forward(q);
   _level.needed = needed; _level.used = used;
-  return needed - used;
+  return keep > 0 ? NaN : needed - used;
+}
+
+/** The authored ankle x (degrees) of `side` from the timeline's local rotation (before any pass). */
+function ankleX(ctx, side) {
+  const o = ctx.plan.ankle[side] * 4;
+  return 2 * Math.atan2(ctx.localQ[o], ctx.localQ[o + 3]) * DEG;
 }
 const _level = { needed: 0, used: 0 };
 
 /**
  * How firmly a ground-locked foot is held (0–1) from its lowest point `low` (m) before the hold:
- * 1 up to 0.2 × `solver.plantedHeight`, smoothstep down to 0 at 0.6 ×, so a foot the authored
- * joints lift (hamstring curl) is let go over a few degrees of knee (solve.py `_hold_weight`).
+ * 1 up to `lo` × `solver.plantedHeight`, smoothstep down to 0 at `hi` ×. A foot the authored
+ * joints lift (hamstring curl) is let go first in height (1–2 cm of authored lift), then in its
+ * place on the floor (2–3 cm), so it rises before it slides (solve.py `_hold_weight`).
  */
-function holdWeight(low, planted) {
-  const x = Math.min(1, Math.max(0, (0.6 * planted - low) / (0.4 * planted)));
+function holdWeight(low, planted, lo, hi) {
+  const x = Math.min(1, Math.max(0, (hi * planted - low) / ((hi - lo) * planted)));
   return x * x * (3 - 2 * x);
 }
 
@@ -72,6 +84,8 @@ export const groundLock = {
     const eps2 = ctx.rig.solver.plantTolerance * ctx.rig.solver.plantTolerance;
     const r = ctx.root, turn = p.lockPivot ? 0 : r[0], c = Math.cos(turn), s = Math.sin(turn);
     const A = p.lockWorld, T = p.lockTarget, L = sk.landmarkP, P = sk.worldP;
+    const auth = p.lockAuthored;
+    for (let k = 0; k < n; k++) auth[k] = ankleX(ctx, p.lockFeet[k]);
     for (let k = 0; k < n; k++) {
       const ax = p.lockAnchor[k * 3], az = p.lockAnchor[k * 3 + 2];
       A[k * 3] = c * ax + s * az + ctx.startPos[0] + r[1];
@@ -81,15 +95,17 @@ export const groundLock = {
       dropFeet(sk, p);
       for (let k = 0; k < n; k++) {
         p.lockPlanted[k] = lb[p.lockAnkles[k]] <= planted ? 1 : 0;
-        if (p.lockLevel && p.lockPlanted[k]) levelFoot(ctx, p.lockFeet[k]);
+        if (p.lockLevel && p.lockPlanted[k]) levelFoot(ctx, p.lockFeet[k], auth[k]);
       }
       dropFeet(sk, p);
       // stance shift (solve.py `_stance_shift`): mean of the feet's errors weighted by
       // hold / (|error|² + ε²): a move all feet need is shared, one foot's own error is left to its leg
       let dx = 0, dz = 0, wsum = 0, any = false;
       for (let k = 0; k < n; k++) {
-        const wk = p.lockHeld[k] && p.lockPlanted[k] ? holdWeight(lb[p.lockAnkles[k]], planted) : 0;
+        const held = p.lockHeld[k] && p.lockPlanted[k], low = lb[p.lockAnkles[k]];
+        const wk = held ? holdWeight(low, planted, 0.4, 0.6) : 0;
         p.lockWeight[k] = wk;
+        p.lockWeightV[k] = held ? holdWeight(low, planted, 0.2, 0.4) : 0;
         if (!wk) continue;
         any = true;
         const l = p.lockSole[k] * 3, ex = A[k * 3] - L[l], ez = A[k * 3 + 2] - L[l + 2];
@@ -104,7 +120,7 @@ export const groundLock = {
         sk.measureLowest();
         const l = p.lockSole[k] * 3, a = p.lockAnkles[k] * 3;
         T[0] = P[a] + wk * (A[k * 3] - L[l]);
-        T[1] = P[a + 1] - wk * lb[p.lockAnkles[k]];
+        T[1] = P[a + 1] - p.lockWeightV[k] * lb[p.lockAnkles[k]];
         T[2] = P[a + 2] + wk * (A[k * 3 + 2] - L[l + 2]);
         twoBone(ctx, p.lockChain[k], T);
       }
@@ -113,8 +129,8 @@ export const groundLock = {
     if (!p.lockLevel) return;
     for (let k = 0; k < n; k++) {
       if (!p.lockPlanted[k]) continue;
-      const miss = levelFoot(ctx, p.lockFeet[k]);
-      if (Math.abs(miss) > 0.25 && p.lockWeight[k] >= 0.999) { // a foot being let go is not planted
+      const miss = levelFoot(ctx, p.lockFeet[k], auth[k]);
+      if (Math.abs(miss) > 0.25 && p.lockWeightV[k] >= 0.999) { // a foot being let go is not planted
         const wr = p.footFlat[k];
         wr.needed = _level.needed; wr.limit = _level.used;
         ctx.warnings.push(wr);
@@ -212,7 +228,8 @@ export const pin = {
     for (let i = 0; i < n; i++) {
       const q = pins[i];
       if (!q.floor || !q.effector.startsWith("foot_")) continue;
-      levelFoot(ctx, q.effector === "foot_left" ? 0 : 1);
+      const side = q.effector === "foot_left" ? 0 : 1;
+      levelFoot(ctx, side, ankleX(ctx, side));
       sk.measureLowest();
       sk.translate(0, -sk.lowestByBone[q.bone], 0);
     }
@@ -271,10 +288,9 @@ export const grip = {
 /**
  * Floor clamp (kinematics-reference §6.1 step 14): after the root-moving passes, a floor-bound
  * phase touches the floor with its lowest point and no phase sinks below it (only when a
- * root-moving pass had something to do this segment). Then the entry blend: `plan.blend` is the
- * root offset (m) between the solved end of the previous phase and this segment's solve at its
- * start; it is added with weight 1 − smoothstep(u), so the pose is continuous at every phase
- * boundary and equals the keyframe solve at every phase end (u = 1).
+ * root-moving pass had something to do this segment); a held ground-locked foot left more than
+ * `solver.plantTolerance` above the floor then raises a `foot-lifted` warning (never a silent
+ * lift). The entry blend follows (blend.js).
  */
 export const floorClamp = {
   name: "floor-clamp",
@@ -284,15 +300,12 @@ export const floorClamp = {
       const low = sk.measureLowest();
       if (Number.isFinite(low) && (ctx.floorBound || low < 0)) sk.translate(0, -low, 0);
     }
-    // entry blend: the root offset left from the previous phase's end fades out over the
-    // segment (smoothstep), so taking hold of a bar or dropping from it is a movement, not a jump
-    if (p.blends && ctx.u < 1) {
-      const u = ctx.u, k = 1 - u * u * (3 - 2 * u), b = p.blend;
-      sk.translate(k * b[0], k * b[1], k * b[2]);
-      if (b[1] < 0) {
-        const low = sk.measureLowest();
-        if (low < 0) sk.translate(0, -low, 0);
-      }
+    // a firmly held locked foot that the rest of the pose keeps off the floor is reported
+    const L = sk.landmarkP, tol = ctx.rig.solver.plantTolerance;
+    for (let k = 0; k < p.lockFeet.length; k++) {
+      if (!p.lockHeld[k] || !(p.lockWeightV[k] >= 0.999)) continue;
+      const h = Math.min(L[p.lockHeel[k] * 3 + 1], L[p.lockToe[k] * 3 + 1]);
+      if (h > tol) { p.footLifted[k].height = h; ctx.warnings.push(p.footLifted[k]); }
     }
   },
 };
