@@ -11,6 +11,7 @@ import { mul } from "./quat.js";
 import { runPasses } from "./solvers/index.js";
 import { contactResidual, resolveContacts } from "./solvers/contacts.js";
 import { emptyPlan, planSegment } from "./solvers/plan.js";
+import { setEntryBlend } from "./solvers/blend.js";
 
 const NO_CONTACTS = [];
 const NO_PLAN = emptyPlan();
@@ -49,10 +50,32 @@ export class FigureModel {
       plan: emptyPlan(), root: this.rootChannels, startPos: this.startPos,
       // props, reach, self-collision (solvers/props.js, reach.js, selfcollision.js): the motion's
       // props, every segment's contacts (reaches blend across boundaries) and segment lengths
-      props: motion.props || [], segContacts: this.segContacts, segDt: this.timeline.dts, limbsMoved: false };
+      props: motion.props || [], segContacts: this.segContacts, segDt: this.timeline.dts, limbsMoved: false,
+      propPush: new Float64Array(3) };
     this.t = 0;
     this.segment = 0;
     this._buildPlans();
+    if (this.ctx.props.length && this._place()) this._buildPlans();
+  }
+
+  /**
+   * Prop placement (posecode_ssg/motion/solve.py `solve_keyframes`): props are world-fixed, so
+   * the largest body-face push (solvers/props.js leaves it in `ctx.propPush`) over the base pose
+   * and every phase end moves the start position for the whole clip, and the plans are rebuilt
+   * from there. Planted feet then stay where the figure stands instead of being walked by the push.
+   * @returns {boolean} whether the start position moved
+   */
+  _place() {
+    const tl = this.timeline, push = this.ctx.propPush, best = new Float64Array(3);
+    let bn = 0;
+    for (let s = -1; s < tl.phaseCount; s++) {
+      this._solve(tl.times[s + 1], s);
+      const n = Math.hypot(push[0], push[1], push[2]);
+      if (n > bn) { bn = n; best.set(push); }
+    }
+    if (bn <= 1e-4) return false;
+    for (let a = 0; a < 3; a++) this.startPos[a] += best[a];
+    return true;
   }
 
   /**
@@ -70,12 +93,15 @@ export class FigureModel {
     const gait = sides.size === 2 && phases.some((ph) => Array.isArray(ph.tr) && (ph.tr[0] !== 0 || ph.tr[1] !== 0));
     const prevRoot = new Float64Array(3);
     let prevPlan = null;
-    const endPrev = new Float64Array(3), rp = this.skeleton.rootPos;
+    const sk = this.skeleton, n = this.localQ.length;
+    const state = () => ({ pos: new Float64Array(3), q: new Float64Array(4), local: new Float64Array(n) });
+    const keep = (st) => { st.pos.set(sk.rootPos); st.q.set(sk.rootQ); st.local.set(this.localQ); return st; };
+    const end = state(), start = state();
     for (let s = 0; s < S; s++) {
       // pose at the start of segment s, solved with segment s − 1's contacts (its end, u = 1)
       this._solve(tl.times[s], s > 0 ? s - 1 : -1);
       prevRoot.set(this.rootChannels);
-      endPrev.set(rp);
+      keep(end);
       const plan = s < phases.length
         ? planSegment(this.rig, this.skeleton, phases[s], s > 0 ? phases[s - 1] : null, prevPlan,
           this.startPos, prevRoot, gait)
@@ -84,8 +110,7 @@ export class FigureModel {
       prevPlan = plan;
       // the same instant solved with this segment's contacts, before any blend
       this._solve(tl.times[s], s, true);
-      for (let a = 0; a < 3; a++) plan.blend[a] = endPrev[a] - rp[a];
-      plan.blends = Math.hypot(plan.blend[0], plan.blend[1], plan.blend[2]) > 1e-9;
+      setEntryBlend(plan, end, keep(start));   // solvers/blend.js: continuity at the boundary
     }
   }
 
