@@ -166,12 +166,18 @@ function limbPush(ctx, st, s) {
   return moved;
 }
 
-/** The props pass (see the module comment). Sets `ctx.limbsMoved` when it changed the pose. */
+/**
+ * The props pass (see the module comment). Sets `ctx.limbsMoved` when it changed the pose and
+ * leaves the body faces' total push (m) in `ctx.propPush`; on the base pose (segment −1) it only
+ * measures that push (the figure's prop placement, pose.js `_place`).
+ */
 export const props = {
   name: "props",
   run(ctx) {
     ctx.limbsMoved = false;
-    if (ctx.segment < 0 || !ctx.props || !ctx.props.length) return;
+    const push = ctx.propPush;
+    if (push) push.fill(0);
+    if (!ctx.props || !ctx.props.length) return;
     const st = setup(ctx), sk = ctx.skeleton;
     if (st.body.length) {
       for (let pass = 0; pass < ctx.rig.solver.propBodyPasses; pass++) {
@@ -180,10 +186,17 @@ export const props = {
           const depth = bodyFaceDepth(st, f, sk.worldP);
           if (depth > 1e-4) {
             sk.translate(f.n[0] * depth, f.n[1] * depth, f.n[2] * depth);
+            if (push) for (let a = 0; a < 3; a++) push[a] += f.n[a] * depth;
             ctx.limbsMoved = true;
           }
         }
       }
+    }
+    if (ctx.segment < 0) {
+      // the base pose (plan building): measured for the prop placement (pose.js), not moved
+      if (push) sk.translate(-push[0], -push[1], -push[2]);
+      ctx.limbsMoved = false;
+      return;
     }
     if (st.limb.length) {
       const ex = exemptLegs(st, ctx.contacts);
