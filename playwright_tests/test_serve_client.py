@@ -1,6 +1,7 @@
 """The live-reload client in real Chromium, against the dev server with a
 stand-in build (tests/serve/serve_standin.py) so the client's own behaviour
-is isolated: a text edit reloads the page and restores the scroll position, a
+is isolated: a text edit reloads the page and restores the scroll position (the
+stand-in's pages have no <main>, so the in-place update falls back to a reload), a
 broken document shows the error overlay and a fix clears it, a figure edit
 calls the element's ``load()`` without a reload. The same flows with the real
 build and runtime are in test_serve_site.py."""

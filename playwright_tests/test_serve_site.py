@@ -53,13 +53,41 @@ def open_page(page, url: str) -> None:
 
 
 def test_text_edit_updates_the_page(demo, page):
+    """A prose edit updates the page in place: same document, same figure elements (their play
+    state untouched), same scroll position."""
+    url, src, _live = demo
+    open_page(page, url)
+    first = "document.querySelector('posecode-figure')"
+    page.evaluate(f"window.scrollTo(0, 400); window.__sameDocument = true; window.__el = {first}")
+    count = page.locator("posecode-figure").count()
+    # An atomic save (as most editors do it): a plain write can be seen half done under load,
+    # and a build of the empty file rightly reloads the tab.
+    tmp = src.with_name(".bodyweight-squat.md.tmp")
+    tmp.write_text(src.read_text(encoding="utf-8").replace("Let the arms hang.", "Let the arms hang loose.", 1),
+                   encoding="utf-8")
+    tmp.replace(src)
+    page.wait_for_function("document.body.textContent.includes('Let the arms hang loose.')", timeout=15000)
+    assert page.evaluate("window.__sameDocument") is True, page.evaluate("window.posecodeLive.lastEvent")
+    assert page.evaluate("window.posecodeLive.lastAction") == "patch"
+    assert page.evaluate(f"window.__el === {first}")  # the live figure element was kept
+    assert page.locator("posecode-figure").count() == count
+    assert page.locator("text=Let the arms hang.").count() == 0  # the old sentence is gone, not duplicated
+    assert abs(page.evaluate("window.scrollY") - 400) <= 2
+
+
+def test_text_and_figure_edit_together_reload_and_restore_scroll(demo, page):
+    """One save that changes both prose and a figure cannot be merged in place: the tab
+    reloads and comes back at the same scroll position."""
     url, src, _live = demo
     open_page(page, url)
     page.evaluate("window.scrollTo(0, 400); window.__sameDocument = true")
-    edit(src, "Let the arms hang.", "Let the arms hang loose.")
-    page.wait_for_function("document.body.textContent.includes('Let the arms hang loose.')", timeout=15000)
+    text = src.read_text(encoding="utf-8")
+    src.write_text(text.replace("Let the arms hang.", "Let the arms hang low.", 1)
+                   .replace("    knees: flex 100", "    knees: flex 90", 1), encoding="utf-8")
+    page.wait_for_function("document.body.textContent.includes('Let the arms hang low.')", timeout=15000)
     page.wait_for_load_state("load")
     page.wait_for_function("window.scrollY > 0")
+    assert page.evaluate("window.__sameDocument") is None  # it was a reload
     assert abs(page.evaluate("window.scrollY") - 400) <= 2
 
 

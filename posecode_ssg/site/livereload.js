@@ -4,10 +4,13 @@
 // Listens to the dev server's Server-Sent Events stream (/__posecode/events):
 //   "hello"  {instance, version, errors}: sent on (re)connect; a different
 //            instance means the server restarted, so the page reloads.
-//   "build"  {version, errors, changes: {reloadAll, pages, figures}}: sent once
-//            per finished build. Figures whose motion changed are swapped in
-//            place (scroll and play state kept); pages that changed otherwise
-//            reload with their scroll position restored.
+//   "build"  {version, errors, changes: {reloadAll, pages, figures, patch}}:
+//            sent once per finished build. Figures whose motion changed are
+//            swapped in place (scroll and play state kept); a page whose prose
+//            changed around unchanged figures ("patch": its new HTML comes
+//            with the event) has its <main> updated in place (figures, scroll
+//            and play state kept);
+//            pages that changed otherwise reload with their scroll restored.
 // Errors are drawn in an overlay (file:line:col, the source line with a caret,
 // the hint); the next clean build removes it.
 (() => {
@@ -20,7 +23,7 @@
     instance: null,
     version: 0,
     errors: [],
-    lastAction: null, // "reload" | "figures" | "none"
+    lastAction: null, // "reload" | "figures" | "patch" | "none"
     appliedAt: 0, // epoch ms when the last update was applied
     updates: 0,
     lastEvent: null, // {version, timing (server epoch ms), receivedAt}; survives a reload
@@ -167,6 +170,99 @@
     return true;
   }
 
+  // ---- in-place page update (prose edits) ---------------------------------
+  // The server sends a page's new HTML under "patch" when its figures are
+  // exactly as before and only the text around them changed. A reload would
+  // tear down and rebuild every figure (WebGL contexts, runtime start-up:
+  // ~90 ms here); instead <main> is brought up to date node by node, the
+  // live <posecode-figure> elements staying where they are. Any
+  // doubt (different head assets, header or footer, figures that do not line
+  // up, a page with the library filters, whose script holds references to its
+  // elements) and the caller reloads.
+  const hasFigure = (node) =>
+    node.nodeType === 1 && (node.localName === "posecode-figure" || node.querySelector("posecode-figure") !== null);
+
+  function headKey(doc) {
+    return [...doc.head.querySelectorAll("link, script, meta, base")]
+      .filter((el) => !(el.localName === "meta" && el.getAttribute("name") === "description"))
+      .map((el) => el.outerHTML)
+      .join("\n");
+  }
+
+  function frameKey(doc) {
+    return [...doc.body.children]
+      .filter((el) => el.localName !== "main" && el.localName !== "script")
+      .map((el) => el.outerHTML)
+      .join("\n");
+  }
+
+  function syncAttributes(el, next) {
+    for (const name of el.getAttributeNames()) if (!next.hasAttribute(name)) el.removeAttribute(name);
+    for (const name of next.getAttributeNames()) {
+      if (el.getAttribute(name) !== next.getAttribute(name)) el.setAttribute(name, next.getAttribute(name));
+    }
+  }
+
+  // Bring the children of `el` (live) to those of `next` (parsed): the children that
+  // hold figures are anchors, matched in order and updated recursively (a figure itself
+  // is kept as it is); the runs of children between anchors are replaced where they differ.
+  function morphChildren(el, next) {
+    const current = [...el.childNodes];
+    const wanted = [...next.childNodes];
+    const currentAnchors = current.filter(hasFigure);
+    const wantedAnchors = wanted.filter(hasFigure);
+    if (currentAnchors.length !== wantedAnchors.length) return false;
+    for (let k = 0; k < currentAnchors.length; k++) {
+      const a = currentAnchors[k];
+      const b = wantedAnchors[k];
+      if (a.localName !== b.localName) return false;
+      if (a.localName === "posecode-figure" && a.id !== b.id) return false;
+    }
+    let i = 0;
+    let j = 0;
+    for (let k = 0; k <= currentAnchors.length; k++) {
+      const anchor = k < currentAnchors.length ? currentAnchors[k] : null;
+      const iEnd = anchor ? current.indexOf(anchor) : current.length;
+      const jEnd = k < wantedAnchors.length ? wanted.indexOf(wantedAnchors[k]) : wanted.length;
+      if (iEnd - i === jEnd - j) {
+        for (; i < iEnd; i++, j++) {
+          if (!current[i].isEqualNode(wanted[j])) current[i].replaceWith(document.importNode(wanted[j], true));
+        }
+      } else {
+        for (; i < iEnd; i++) current[i].remove();
+        for (; j < jEnd; j++) el.insertBefore(document.importNode(wanted[j], true), anchor);
+      }
+      if (anchor) {
+        const target = wantedAnchors[k];
+        if (anchor.localName !== "posecode-figure") {
+          syncAttributes(anchor, target);
+          if (!morphChildren(anchor, target)) return false;
+        }
+        i += 1;
+        j += 1;
+      }
+    }
+    return true;
+  }
+
+  function patchPage(html) {
+    if (typeof html !== "string" || document.querySelector("[data-library-filters]")) return false;
+    const doc = new DOMParser().parseFromString(html, "text/html");
+    const main = document.getElementById("main");
+    const nextMain = doc.getElementById("main");
+    if (!main || !nextMain || main.localName !== "main" || nextMain.localName !== "main") return false;
+    if (headKey(document) !== headKey(doc) || frameKey(document) !== frameKey(doc)) return false;
+    syncAttributes(main, nextMain);
+    if (!morphChildren(main, nextMain)) return false;
+    document.title = doc.title;
+    const description = doc.head.querySelector('meta[name="description"]');
+    const current = document.head.querySelector('meta[name="description"]');
+    if (current && description) current.setAttribute("content", description.getAttribute("content") || "");
+    else if (current) current.remove();
+    else if (description) document.head.append(document.importNode(description, true));
+    return true;
+  }
+
   // ---- error overlay -------------------------------------------------------
   const OVERLAY_ID = "posecode-live-overlay";
   const OVERLAY_CSS = `
@@ -285,8 +381,17 @@
     };
     const changes = message.changes || {};
     const pages = Object.fromEntries((changes.pages || []).map((p) => [p, true]));
-    if (changes.reloadAll || pick(pages)) {
+    if (changes.reloadAll) {
       reloadPage();
+      return;
+    }
+    if (pick(pages)) {
+      if (!patchPage(pick(changes.patch || {}))) {
+        reloadPage();
+        return;
+      }
+      renderErrors(message);
+      markApplied("patch");
       return;
     }
     renderErrors(message);
@@ -317,8 +422,12 @@
     live.version = message.version;
     renderErrors(message);
   });
+  // Builds are applied one after the other: an in-place update fetches the page,
+  // and a newer build's update must not land before an older one's.
+  let applying = Promise.resolve();
   source.addEventListener("build", (event) => {
-    onBuild(JSON.parse(event.data));
+    const message = JSON.parse(event.data);
+    applying = applying.then(() => onBuild(message)).catch(() => reloadPage());
   });
   // Sent before the build when only Posecode blocks changed: their figures,
   // compiled on their own. The build's own event follows.

@@ -101,6 +101,9 @@ SHARED_ASSET_SUFFIXES = frozenset(
 SHARED_DATA_NAMES = frozenset({"rig.json"})
 
 
+#: Most pages whose new HTML one build event carries for in-place updates (``SiteChanges.patch``).
+PATCH_LIMIT = 8
+
 DIAGNOSTIC_FIELDS = ("file", "line", "column", "severity", "code", "message", "hint", "source")
 
 
@@ -497,14 +500,22 @@ class SiteChanges:
 
     ``reload_all``: a shared asset changed, every tab reloads. ``pages``:
     output paths of pages that changed in ways other than figure content, or
-    appeared, or disappeared (tabs on them reload). ``figures``: output path
-    -> list of ``{"id", "html"}`` for figures whose content changed while the
-    rest of the page did not (tabs swap them in place).
+    appeared, or disappeared (tabs on them reload). ``patch``: output path ->
+    new page HTML, for the pages of ``pages`` whose figures are all exactly
+    as before (same ids, same markup) while the text around them changed — a
+    prose edit (at most ``PATCH_LIMIT`` pages; more and the tabs reload):
+    tabs replace the changed parts of ``<main>`` in place, keeping the figure
+    elements (their play state) and the scroll position, and reload when
+    that is not possible. The HTML travels in the event so a tab needs no
+    request (each task on a busy page costs a frame). ``figures``: output path -> list of ``{"id",
+    "html"}`` for figures whose content changed while the rest of the page
+    did not (tabs swap them in place).
     """
 
     reload_all: bool = False
     pages: list[str] = field(default_factory=list)
     figures: dict[str, list[dict[str, str]]] = field(default_factory=dict)
+    patch: dict[str, str] = field(default_factory=dict)
 
     @property
     def empty(self) -> bool:
@@ -513,7 +524,7 @@ class SiteChanges:
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON-ready form sent in the SSE ``build`` event."""
-        return {"reloadAll": self.reload_all, "pages": self.pages, "figures": self.figures}
+        return {"reloadAll": self.reload_all, "pages": self.pages, "figures": self.figures, "patch": self.patch}
 
 
 def diff_snapshots(old: Snapshot, new: Snapshot) -> SiteChanges:
@@ -540,6 +551,8 @@ def diff_snapshots(old: Snapshot, new: Snapshot) -> SiteChanges:
                 changes.figures[rel] = swaps
             else:
                 changes.pages.append(rel)
+                if old_figs == new_figs and all(fid for fid, _html in new_figs):
+                    changes.patch[rel] = new.pages[rel]
         elif (suffix in SHARED_ASSET_SUFFIXES or name in SHARED_DATA_NAMES) and rel in old.digests \
                 and rel in new.digests:
             # An asset changed under the same name: any page may use it.
@@ -547,6 +560,8 @@ def diff_snapshots(old: Snapshot, new: Snapshot) -> SiteChanges:
             # matter to pages that name them, and those pages changed too.)
             changes.reload_all = True
         # Other data (search index, sitemap, feeds) is fetched fresh when used.
+    if len(changes.patch) > PATCH_LIMIT:
+        changes.patch = {}
     return changes
 
 

@@ -75,6 +75,21 @@ def test_diff_other_page_changes_reload_the_page(new_body):
     changes = diff_snapshots(old, new)
     assert changes.pages == ["index.html"]
     assert changes.figures == {} and not changes.reload_all
+    # only the prose edit (first case: same figures, same markup) may be merged in place
+    same_figures = new_body.endswith(figure("f1", '{"q":1}')) and new_body.count("<posecode-figure") == 1
+    assert changes.patch == ({"index.html": page(new_body)} if same_figures else {})
+
+
+def test_diff_patch_is_left_out_for_many_pages():
+    from posecode_ssg.site.serve import PATCH_LIMIT
+
+    names = [f"p{n}.html" for n in range(PATCH_LIMIT + 1)]
+    old = snap({name: page("<p>x</p>" + figure("f1", '{"q":1}')) for name in names})
+    new = snap({name: page("<p>y</p>" + figure("f1", '{"q":1}')) for name in names})
+    changes = diff_snapshots(old, new)
+    assert changes.pages == sorted(names) and changes.patch == {}  # every tab reloads instead
+    few = diff_snapshots(snap({n: old.pages[n] for n in names[:2]}), snap({n: new.pages[n] for n in names[:2]}))
+    assert sorted(few.patch) == names[:2]
 
 
 def test_diff_pages_added_and_removed_and_assets():
