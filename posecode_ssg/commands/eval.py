@@ -50,6 +50,10 @@ def run(args) -> int:
     results: list[DocumentResult] = []
     broken = False
     progress = len(docs) > 5 and sys.stderr.isatty()
+    if all(d.motion is None for d in docs):   # nothing to sample: no browser needed
+        for doc in docs:
+            print(format_diagnostic(doc.checked.path, doc.errors[0]), file=sys.stderr)
+        return 2
     try:
         with RuntimePage() as rp:
             t0 = time.monotonic()

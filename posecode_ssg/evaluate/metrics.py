@@ -392,22 +392,39 @@ def held_contacts(ctx: Context) -> dict[str, dict[str, np.ndarray]]:
 MODE_FRAME = {1: "chor", 2: "travel", 3: "world"}
 
 
-def _interval_drift(ctx: Context, pts: np.ndarray, held: np.ndarray, mode: np.ndarray) -> np.ndarray:
-    """(N,) mm: horizontal distance of each point from where its interval began, worst point."""
+def _interval_drift(ctx: Context, pts: np.ndarray, held: np.ndarray, mode: np.ndarray,
+                    touch: bool = False) -> np.ndarray:
+    """(N,) mm: horizontal distance of each point from where its interval began, worst point.
+    With ``touch``, a point is followed from the first sample of the interval where it is on the
+    floor (within ``plantTolerance``): toes that come down onto a planted heel are planted when
+    they land, not while they are lowered."""
     drift = np.zeros(ctx.n)
+    tol = float(ctx.solver["plantTolerance"])
     for a, b in _intervals(held, mode):
         p = ctx.to_frame(pts[a:b + 1], MODE_FRAME[int(mode[a])], slice(a, b + 1))
-        drift[a:b + 1] = np.linalg.norm((p - p[:1])[..., [0, 2]], axis=-1).max(axis=1) * 1000.0
+        for j in range(p.shape[1]):
+            start = 0
+            if touch:
+                down = np.flatnonzero(np.abs(pts[a:b + 1, j, 1]) <= tol)
+                if down.size == 0:
+                    continue
+                start = int(down[0])
+            d = np.linalg.norm((p[start:, j] - p[start, j])[:, [0, 2]], axis=-1) * 1000.0
+            drift[a + start:b + 1] = np.maximum(drift[a + start:b + 1], d)
     return drift
 
 
 def planted_metrics(ctx: Context, res: DocumentMetrics) -> None:
     """Drift (horizontal movement of a held contact's points from where its interval began, in
     its frame; a foot's toe always, its heel too while the foot is expected flat — a heel rising
-    on tiptoe swings forward by design, KR §13 "toe centre when on tiptoe"), heel and toe height
-    (|y|, mm) of a held foot (the heel only while flat is expected), and sole tilt (angle between
-    the sole normal, ankle local +Y, and world up) of a held foot expected flat."""
+    on tiptoe swings forward by design, KR §13 "toe centre when on tiptoe" — each sole point
+    from when it touches down), heel and toe height (|y|, mm) of a held foot (the heel only while
+    flat is expected), and sole tilt (angle between the sole normal, ankle local +Y, and world
+    up) of a held foot expected flat. A segment whose held foot does not begin flat (heel or toe
+    more than ``plantTolerance`` up: the author lowers the toes or heel onto the floor during the
+    phase) is measured for lift and tilt at its phase end only."""
     s = ctx.s
+    tol_mm = float(ctx.solver["plantTolerance"]) * 1000.0
     for contact, rec in held_contacts(ctx).items():
         held, mode = rec["held"], rec["mode"]
         pts = ctx.contact_points(contact)
@@ -417,20 +434,28 @@ def planted_metrics(ctx: Context, res: DocumentMetrics) -> None:
             res.violations += _violations(ctx, "drift", contact, drift, held, METRIC["drift"].limit)
             continue
         side = _side(contact)
-        flat = np.zeros(ctx.n, bool)
-        for seg, a, b in ctx.runs:
-            if held[a] and ctx.flat_expected(seg, side):
-                flat[a:b + 1] = True
-        flat &= held
-        drift = np.maximum(_interval_drift(ctx, pts[:, 1:2], held, mode),      # toe
-                           _interval_drift(ctx, pts[:, 0:1], flat, mode))      # heel
-        _merge(res, "drift", _worst(drift, held))
-        res.violations += _violations(ctx, "drift", contact, drift, held, METRIC["drift"].limit)
         toe = np.abs(s.landmark(f"toe_{side}")[:, 1]) * 1000.0
         heel = np.abs(s.landmark(f"heel_{side}")[:, 1]) * 1000.0
+        flat = np.zeros(ctx.n, bool)
+        lift_toe = held.copy()
+        for seg, a, b in ctx.runs:
+            if not held[a]:
+                continue
+            expect_flat = ctx.flat_expected(seg, side)
+            if expect_flat:
+                flat[a:b + 1] = True
+            placing = toe[a] > tol_mm or (expect_flat and heel[a] > tol_mm)
+            if placing:   # measured at the phase end only
+                lift_toe[a:b] = False
+                flat[a:b] = False
+        flat &= held
+        drift = np.maximum(_interval_drift(ctx, pts[:, 1:2], held, mode, touch=True),     # toe
+                           _interval_drift(ctx, pts[:, 0:1], flat, mode, touch=True))     # heel
+        _merge(res, "drift", _worst(drift, held))
+        res.violations += _violations(ctx, "drift", contact, drift, held, METRIC["drift"].limit)
         up = quat_matrices(s.orient[:, s.bones.index(f"ankle_{side}")])[:, :, 1]
         tilt = np.degrees(np.arccos(np.clip(up[:, 1], -1.0, 1.0)))
-        for key, vals, mask in (("toe_lift", toe, held), ("heel_lift", heel, flat), ("sole_tilt", tilt, flat)):
+        for key, vals, mask in (("toe_lift", toe, lift_toe), ("heel_lift", heel, flat), ("sole_tilt", tilt, flat)):
             _merge(res, key, _worst(vals, mask))
             res.violations += _violations(ctx, key, contact, vals, mask, METRIC[key].limit)
     for key in ("drift", "toe_lift", "heel_lift", "sole_tilt"):
@@ -718,7 +743,9 @@ def evaluate_samples(samples: Samples, motion: dict[str, Any], rig: dict[str, An
 
 def explain(violations: list[Violation], diagnostics: list, phases: list[str]) -> None:
     """Attach to each violation the kinematic diagnostic of the numpy keyframe solve that
-    predicts it (same phase, same effector): ``kinematic-foot-flat`` explains heel/toe lift and
+    predicts it (same effector; the same phase, or the phase before it — the segment leaving an
+    impossible keyframe starts from it; ``phases`` the phase names in order, the wrap after
+    them): ``kinematic-foot-flat`` explains heel/toe lift and
     sole tilt of that foot, ``kinematic-foot-drift`` and ``kinematic-ground-lock-lifted`` its
     drift, ``kinematic-grip-unreachable`` / ``kinematic-pin-unreachable`` those residuals,
     ``kinematic-reach-short`` a reach residual. Explained violations do not fail (docs/eval.md)."""
@@ -734,9 +761,12 @@ def explain(violations: list[Violation], diagnostics: list, phases: list[str]) -
         if not want:
             continue
         effector = v.subject.split()[0]
+        # the phase of the violation, or the one before it (leaving an impossible keyframe)
+        k = phases.index(v.phase) if v.phase in phases else len(phases)
+        near = {v.phase, phases[k - 1] if phases else None}
         for d in diagnostics:
             extra = getattr(d, "extra", {}) or {}
-            if d.code not in want or extra.get("phase") != v.phase:
+            if d.code not in want or extra.get("phase") not in near:
                 continue
             if extra.get("foot", None) not in (None, effector) or effector not in d.message:
                 continue

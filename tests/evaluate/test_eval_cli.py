@@ -1,0 +1,66 @@
+"""``posecode-ssg eval`` usage errors and the missing-browser message (no browser needed)."""
+
+from __future__ import annotations
+
+import pytest
+
+from posecode_ssg import cli
+from posecode_ssg.evaluate import sampler
+from posecode_ssg.evaluate.browser import BrowserUnavailable, INSTALL_HINT
+
+GOOD = """posecode exercise "Calf raise"
+  rig humanoid
+  step "Rise" 1s settle:
+    ankles: plantarflex 20
+    ground-lock: feet
+"""
+
+
+def run(capsys, *argv):
+    code = cli.main(["eval", *argv])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_missing_path_is_a_usage_error(capsys, tmp_path):
+    code, out, err = run(capsys, str(tmp_path / "nope.posecode"))
+    assert code == 2 and "nope.posecode: no such file or directory" in err and out == ""
+
+
+@pytest.mark.parametrize("hz", ["0", "-5", "nan", "1e9"])
+def test_bad_hz_is_a_usage_error(capsys, tmp_path, hz):
+    (tmp_path / "a.posecode").write_text(GOOD)
+    code, _, err = run(capsys, str(tmp_path / "a.posecode"), "--hz", hz)
+    assert code == 2 and "--hz must be between" in err
+
+
+def test_no_hz_number_is_an_argparse_usage_error(capsys, tmp_path):
+    code, _, err = run(capsys, str(tmp_path), "--hz", "fast")
+    assert code == 2 and "fast" in err
+
+
+def test_a_folder_without_documents_is_a_usage_error(capsys, tmp_path):
+    (tmp_path / "notes.txt").write_text("nothing")
+    code, _, err = run(capsys, str(tmp_path))
+    assert code == 2 and "no Posecode documents found" in err
+
+
+def test_a_document_that_does_not_parse_is_reported_with_file_line_column(capsys, tmp_path):
+    bad = tmp_path / "bad.posecode"
+    bad.write_text(GOOD.replace("ankles: plantarflex 20", "ankels: plantarflex 20"))
+    code, out, err = run(capsys, str(bad))
+    assert code == 2
+    assert f"{bad}:4:5: error[" in err and "Traceback" not in err + out
+
+
+def test_a_missing_browser_gives_one_clear_message(capsys, tmp_path, monkeypatch):
+    (tmp_path / "a.posecode").write_text(GOOD)
+
+    def no_browser():
+        raise BrowserUnavailable(f"no Chromium browser found; {INSTALL_HINT}")
+
+    monkeypatch.setattr(sampler, "start_browser", no_browser)
+    code, out, err = run(capsys, str(tmp_path / "a.posecode"))
+    assert code == 2 and out == ""
+    assert "pip install 'posecode-ssg[eval]'" in err and "apt-get install chromium" in err
+    assert len(err.strip().splitlines()) == 1
