@@ -7,11 +7,26 @@ from __future__ import annotations
 
 import functools
 import http.server
+import shutil
 import threading
+from pathlib import Path
 
 import pytest
 
-from .pages import CHROMIUM, QuietHandler, RuntimeSite
+from .pages import CHROMIUM, REPO, QuietHandler, RuntimeSite
+
+
+def pytest_addoption(parser):
+    """``--update-baselines``: rewrite the screenshot baselines (playwright_tests/baselines/)
+    from this run instead of comparing with them (docs/testing.md)."""
+    parser.addoption("--update-baselines", action="store_true", default=False,
+                     help="rewrite the screenshot baselines in playwright_tests/baselines/ from this run")
+
+
+@pytest.fixture(scope="session")
+def update_baselines(pytestconfig) -> bool:
+    """True when the run was started with ``--update-baselines``."""
+    return bool(pytestconfig.getoption("--update-baselines"))
 
 
 @pytest.fixture(scope="session")
@@ -32,6 +47,76 @@ def runtime_site(tmp_path_factory):
     thread.start()
     try:
         yield RuntimeSite(root, f"http://127.0.0.1:{server.server_address[1]}")
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+#: the generated page of many figures in the built test library (test_pages.py)
+MANY_FIGURES = 200
+
+
+class BuiltSite:
+    """The demo library (``content/`` of the repository) built once by
+    :func:`posecode_ssg.site.build.build_site` and served on 127.0.0.1.
+
+    ``root`` is the output folder, ``base_url`` its URL (no trailing slash), ``result`` the
+    :class:`BuildResult`; ``url(path)`` joins a site path such as ``"strength/push-up/"``.
+    One generated section is added to the copied content: ``zz-test/many-figures.md`` with
+    :data:`MANY_FIGURES` Posecode fences."""
+
+    def __init__(self, root: Path, base_url: str, result):
+        self.root, self.base_url, self.result = root, base_url.rstrip("/"), result
+
+    def url(self, path: str = "") -> str:
+        return f"{self.base_url}/{path.lstrip('/')}"
+
+
+def many_figures_page(n: int) -> str:
+    """Markdown of one page holding ``n`` small Posecode figures (two alternating movements)."""
+    fences = []
+    for i in range(n):
+        knees = 30 + 40 * (i % 2)
+        fences.append(f"""```posecode autoplay=false
+posecode exercise "Knee bend {i % 2 + 1}"
+  rig humanoid
+  pose start = standing
+
+  step "Bend" 1s settle:
+    knees: flex {knees}
+    hips: flex {knees // 2}
+    ground-lock: feet
+
+  step "Stand" 1s drive:
+    knees: flex 0
+    hips: flex 0
+    ground-lock: feet
+```
+""")
+    return ("---\ntitle: Many figures\nsummary: A stress page of the browser tests.\n---\n\n"
+            "# Many figures\n\n" + "\n".join(fences))
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory):
+    """A :class:`BuiltSite`: ``content/`` plus the many-figures page, built once per session
+    and served from a daemon thread; skips when the runtime bundle is not built."""
+    from posecode_ssg.config import load_config
+    from posecode_ssg.site.build import RUNTIME_BUNDLE, build_site
+
+    if not RUNTIME_BUNDLE.exists():
+        pytest.skip("runtime bundle not built (pip install -e . with Node.js, or npm ci && npm run build)")
+    work = tmp_path_factory.mktemp("built-site")
+    shutil.copytree(REPO / "content", work / "content")
+    (work / "content" / "zz-test").mkdir()
+    (work / "content" / "zz-test" / "many-figures.md").write_text(many_figures_page(MANY_FIGURES), encoding="utf-8")
+    result = build_site(load_config(cwd=work), out_dir=work / "site", progress=False)
+    assert not result.errors, result.errors[:3]
+    handler = functools.partial(QuietHandler, directory=str(work / "site"))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield BuiltSite(work / "site", f"http://127.0.0.1:{server.server_address[1]}", result)
     finally:
         server.shutdown()
         server.server_close()

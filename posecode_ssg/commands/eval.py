@@ -49,7 +49,8 @@ def run(args) -> int:
 
     results: list[DocumentResult] = []
     broken = False
-    progress = len(docs) > 5 and sys.stderr.isatty()
+    long_run = len(docs) > 5
+    progress = long_run and sys.stderr.isatty()   # a live counter on a terminal only
     if all(d.motion is None for d in docs):   # nothing to sample: no browser needed
         for doc in docs:
             print(format_diagnostic(doc.checked.path, doc.errors[0]), file=sys.stderr)
@@ -75,9 +76,9 @@ def run(args) -> int:
                 metrics = evaluate_samples(samples, doc.motion, rp.rig)
                 explain(metrics.violations, doc.kinematic, [p["name"] for p in doc.motion["phases"]])
                 results.append(DocumentResult(doc.name, metrics, warnings=samples.warnings, samples=len(samples.t)))
-            if progress:
-                print(f"\r{PROG}: {len(docs)} documents in {time.monotonic() - t0:.1f} s" + " " * 40,
-                      file=sys.stderr)
+            if long_run:
+                print(("\r" if progress else "") + f"{PROG}: {len(docs)} documents sampled at {hz:g} Hz in "
+                      f"{time.monotonic() - t0:.1f} s" + (" " * 40 if progress else ""), file=sys.stderr)
             for p in rp.problems:
                 print(f"{PROG}: page error: {p}", file=sys.stderr)
     except (BrowserUnavailable, RuntimeMissing) as exc:
