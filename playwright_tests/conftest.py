@@ -5,6 +5,7 @@ Tests skip, not fail, when no Chromium is found."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import shutil
@@ -41,15 +42,8 @@ def browser_type_launch_args(browser_type_launch_args):
 def runtime_site(tmp_path_factory):
     """A :class:`RuntimeSite` served from 127.0.0.1 for the whole session."""
     root = tmp_path_factory.mktemp("runtime-site")
-    handler = functools.partial(QuietHandler, directory=str(root))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield RuntimeSite(root, f"http://127.0.0.1:{server.server_address[1]}")
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve_folder(root) as base_url:
+        yield RuntimeSite(root, base_url)
 
 
 #: the generated page of many figures in the built test library (test_pages.py)
@@ -112,11 +106,19 @@ def built_site(tmp_path_factory):
     (work / "content" / "zz-test" / "many-figures.md").write_text(many_figures_page(MANY_FIGURES), encoding="utf-8")
     result = build_site(load_config(cwd=work), out_dir=work / "site", progress=False)
     assert not result.errors, result.errors[:3]
-    handler = functools.partial(QuietHandler, directory=str(work / "site"))
+    with serve_folder(work / "site") as base_url:
+        yield BuiltSite(work / "site", base_url, result)
+
+
+@contextlib.contextmanager
+def serve_folder(folder: Path):
+    """Serve ``folder`` over HTTP on 127.0.0.1 (a free port) from a daemon thread; yields the
+    base URL (no trailing slash)."""
+    handler = functools.partial(QuietHandler, directory=str(folder))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        yield BuiltSite(work / "site", f"http://127.0.0.1:{server.server_address[1]}", result)
+        yield f"http://127.0.0.1:{server.server_address[1]}"
     finally:
         server.shutdown()
         server.server_close()

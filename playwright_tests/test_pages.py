@@ -17,7 +17,7 @@ import re
 import pytest
 import yaml
 
-from .conftest import MANY_FIGURES
+from .conftest import MANY_FIGURES, serve_folder
 from .pages import COUNT_CONTEXTS, REPO, needs_browser
 
 pytestmark = needs_browser
@@ -214,14 +214,8 @@ def test_damaged_motion_json_shows_the_runtime_error_box(browser, built_site):
 def test_broken_posecode_shows_the_build_error_box(browser, tmp_path):
     """With keep_going (the dev server's build) a block with a Posecode error is written as an
     alert naming the line, in the theme's error style, beside a working figure."""
-    import functools
-    import http.server
-    import threading
-
     from posecode_ssg.config import load_config
     from posecode_ssg.site.build import build_site
-
-    from .pages import QuietHandler
 
     good = (REPO / "content" / "strength" / "plank.md").read_text(encoding="utf-8")
     bad = "```posecode\nposecode exercise \"Bad\"\n  rig humanoid\n  pose start = standing\n\n  step \"Up\" 1s flow:\n    knees: wobble 10\n```\n"
@@ -229,12 +223,9 @@ def test_broken_posecode_shows_the_build_error_box(browser, tmp_path):
     (tmp_path / "content" / "index.md").write_text(good + "\n" + bad, encoding="utf-8")
     result = build_site(load_config(cwd=tmp_path), out_dir=tmp_path / "out", progress=False, keep_going=True)
     assert result.errors
-    handler = functools.partial(QuietHandler, directory=str(tmp_path / "out"))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
+    with serve_folder(tmp_path / "out") as base_url:
         page = new_page(browser)
-        page.goto(f"http://127.0.0.1:{server.server_address[1]}/")
+        page.goto(base_url + "/")
         box = page.locator(".posecode-error")
         assert box.get_attribute("role") == "alert" and box.is_visible()
         assert "line 6" in box.text_content() and "wobble" in box.text_content()
@@ -243,9 +234,6 @@ def test_broken_posecode_shows_the_build_error_box(browser, tmp_path):
         assert page.evaluate("posecode.figures.length") == 1
         assert not [p for p in page.problems if "pageerror" in p], page.problems
         page.context.close()
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 # ---------------------------------------------------------------------------------------------
