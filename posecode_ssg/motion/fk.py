@@ -10,6 +10,8 @@ mesh primitives (capsules, ellipsoids, sole boxes) follow their bone.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,6 +23,35 @@ from .rotation import euler_to_matrix
 
 _BONE_INDEX = {b: i for i, b in enumerate(BONES)}
 _UNIT_BOX = np.array([[sx, sy, sz] for sx in (-0.5, 0.5) for sy in (-0.5, 0.5) for sz in (-0.5, 0.5)])
+_EYE = np.eye(3)
+_EYE.setflags(write=False)
+_PARENTS = tuple((b, PARENT[b]) for b in BONES)
+
+
+class _Prepared:
+    """An avatar's constants as numpy arrays, made once (forward kinematics and the mesh
+    extents run thousands of times per figure; converting the same tuples every call cost
+    more than the arithmetic). Values are exactly the avatar's: results are unchanged."""
+
+    def __init__(self, av: Avatar):
+        self.offsets = [(b, p, np.asarray(av.offsets[b], dtype=float)) for b, p in _PARENTS]
+        self.landmark_index = {n: (b, np.asarray(o, dtype=float)) for n, (b, o) in av.landmarks.items()}
+        # capsules: (parent bone, child bone or landmark, is a landmark, owner bone, r0, r1)
+        self.segments = [(a, b, b not in _BONE_INDEX, b if b in _BONE_INDEX else av.landmarks[b][0], r0, r1)
+                         for a, b, r0, r1 in av.segments]
+        self.volumes = [(bone, np.asarray(off), r * np.asarray(scale)) for _n, bone, r, scale, off in av.volumes]
+        self.sole_box = np.asarray(av.sole_center) + _UNIT_BOX * np.asarray(av.sole_size)
+
+
+_PREPARED: dict[int, tuple[Avatar, _Prepared]] = {}
+
+
+def _prepared(av: Avatar) -> _Prepared:
+    hit = _PREPARED.get(id(av))
+    if hit is None or hit[0] is not av:
+        hit = (av, _Prepared(av))
+        _PREPARED[id(av)] = hit
+    return hit[1]
 
 
 @dataclass
@@ -34,7 +65,7 @@ class World:
     avatar: Avatar
     pos: dict[str, np.ndarray]
     rot: dict[str, np.ndarray]
-    landmarks: dict[str, np.ndarray]
+    landmarks: Mapping[str, np.ndarray]
     root_pos: np.ndarray
     root_rot: np.ndarray
 
@@ -47,23 +78,21 @@ class World:
     def lowest_by_bone(self) -> dict[str, float]:
         """Lowest mesh y (m) per bone: each capsule is attributed to its child bone, each
         ellipsoid volume and sole box to the bone that carries it."""
-        av = self.avatar
-        low: dict[str, float] = {b: np.inf for b in BONES}
-        for a, b, r0, r1 in av.segments:
-            owner = b if b in low else av.landmarks[b][0]
-            ya = self.pos[a][1] - r0
-            yb = self.point(b)[1] - r1
+        prep = _prepared(self.avatar)
+        pos, rot, marks = self.pos, self.rot, self.landmarks
+        low: dict[str, float] = dict.fromkeys(BONES, math.inf)
+        for a, b, is_mark, owner, r0, r1 in prep.segments:
+            ya = float(pos[a][1]) - r0
+            yb = float((marks if is_mark else pos)[b][1]) - r1
             low[owner] = min(low[owner], ya, yb)
-        for _name, bone, r, scale, off in av.volumes:
-            R = self.rot[bone]
-            c = self.pos[bone] + R @ np.asarray(off)
-            m = R[1] * (r * np.asarray(scale))
-            low[bone] = min(low[bone], c[1] - float(np.linalg.norm(m)))
-        size = np.asarray(av.sole_size)
-        center = np.asarray(av.sole_center)
-        for side in ("left", "right"):
-            bone = f"ankle_{side}"
-            corners = (center + _UNIT_BOX * size) @ self.rot[bone].T + self.pos[bone]
+        for bone, off, rscale in prep.volumes:
+            R = rot[bone]
+            c = pos[bone] + R @ off
+            m = R[1] * rscale
+            low[bone] = min(low[bone], float(c[1]) - math.sqrt(float(m.dot(m))))  # = np.linalg.norm(m)
+        box = prep.sole_box
+        for bone in ("ankle_left", "ankle_right"):
+            corners = box @ rot[bone].T + pos[bone]
             low[bone] = min(low[bone], float(corners[:, 1].min()))
         return low
 
@@ -104,21 +133,46 @@ def forward_kinematics(avatar: Avatar, euler: dict[str, tuple[float, float, floa
     """
     root_pos = np.asarray(root_pos, dtype=float)
     root_rot = np.asarray(root_rot, dtype=float)
+    prep = _prepared(avatar)
     pos: dict[str, np.ndarray] = {}
     rot: dict[str, np.ndarray] = {}
-    for b in BONES:
-        if local is not None and b in local:
-            L = local[b]
-        else:
+    local = local or {}
+    for b, p, off in prep.offsets:
+        L = local.get(b)
+        if L is None:
             e = euler.get(b)
-            L = euler_to_matrix(e) if e is not None and any(e) else np.eye(3)
-        p = PARENT[b]
-        off = np.asarray(avatar.offsets[b])
+            L = euler_to_matrix(e) if e is not None and any(e) else _EYE
         if p is None:
             pos[b] = root_pos + root_rot @ off
             rot[b] = root_rot @ L
         else:
-            pos[b] = pos[p] + rot[p] @ off
-            rot[b] = rot[p] @ L
-    landmarks = {n: pos[b] + rot[b] @ np.asarray(o) for n, (b, o) in avatar.landmarks.items()}
-    return World(avatar, pos, rot, landmarks, root_pos, root_rot)
+            R = rot[p]
+            pos[b] = pos[p] + R @ off
+            rot[b] = R @ L
+    return World(avatar, pos, rot, _Landmarks(prep, pos, rot), root_pos, root_rot)
+
+
+class _Landmarks(Mapping):
+    """Landmark name -> (3,) world position, each computed on first use (most solver steps read
+    two or three of the avatar's landmarks); the values are those an eager computation gives."""
+
+    __slots__ = ("_spec", "_pos", "_rot", "_done")
+
+    def __init__(self, prep: _Prepared, pos: dict, rot: dict):
+        self._spec, self._pos, self._rot, self._done = prep.landmark_index, pos, rot, {}
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        value = self._done.get(name)
+        if value is None:
+            bone, off = self._spec[name]
+            value = self._done[name] = self._pos[bone] + self._rot[bone] @ off
+        return value
+
+    def __iter__(self):
+        return iter(self._spec)
+
+    def __len__(self) -> int:
+        return len(self._spec)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._spec

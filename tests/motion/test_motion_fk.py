@@ -1,0 +1,71 @@
+"""Forward kinematics and mesh extents against a direct computation from the rig's definition
+(kinematics-reference §2.1): joint = parent joint + parent rotation · rest offset; landmark =
+bone joint + bone rotation · offset; lowest point per bone from capsules, ellipsoids and soles."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from posecode_ssg.language.vocabulary import BONES
+from posecode_ssg.motion.fk import forward_kinematics
+from posecode_ssg.motion.rig import AVATARS, PARENT, avatar
+from posecode_ssg.motion.rotation import euler_to_matrix, rot_y
+
+POSE = {"hip_left": (-50, 5, 10), "knee_left": (70, 0, 0), "spine": (15, -10, 0), "shoulder_right": (0, 20, 80),
+        "ankle_right": (10, 0, -5), "neck": (-20, 0, 0)}
+
+
+def direct(av, euler, root_pos, root_rot):
+    pos, rot = {}, {}
+    for b in BONES:
+        L = euler_to_matrix(euler[b]) if b in euler else np.eye(3)
+        p = PARENT[b]
+        R, P = (root_rot, root_pos) if p is None else (rot[p], pos[p])
+        pos[b] = P + R @ np.array(av.offsets[b])
+        rot[b] = R @ L
+    marks = {n: pos[b] + rot[b] @ np.array(o) for n, (b, o) in av.landmarks.items()}
+    return pos, rot, marks
+
+
+@pytest.mark.parametrize("avatar_id", list(AVATARS))
+def test_joints_and_landmarks_match_the_rig_definition(avatar_id):
+    av = avatar(avatar_id)
+    root_pos, root_rot = np.array([0.1, 0.9, -0.2]), rot_y(30)
+    world = forward_kinematics(av, POSE, root_pos, root_rot)
+    pos, rot, marks = direct(av, POSE, root_pos, root_rot)
+    for b in BONES:
+        np.testing.assert_allclose(world.pos[b], pos[b], atol=1e-12)
+        np.testing.assert_allclose(world.rot[b], rot[b], atol=1e-12)
+    assert sorted(world.landmarks) == sorted(marks) and len(world.landmarks) == len(marks)
+    for name, value in marks.items():
+        assert name in world.landmarks
+        np.testing.assert_allclose(world.landmarks[name], value, atol=1e-12)
+        np.testing.assert_allclose(world.point(name), value, atol=1e-12)
+    # local matrices given directly take precedence over the Euler angles
+    twisted = forward_kinematics(av, POSE, root_pos, root_rot, local={"neck": np.eye(3)})
+    assert not np.allclose(twisted.pos["head"], world.pos["head"])
+
+
+def test_lowest_by_bone_matches_the_mesh_definition():
+    av = avatar()
+    world = forward_kinematics(av, POSE, np.array([0.0, 0.95, 0.0]), np.eye(3))
+    pos, rot, marks = direct(av, POSE, np.array([0.0, 0.95, 0.0]), np.eye(3))
+    expected = {b: np.inf for b in BONES}
+    for a, b, r0, r1 in av.segments:
+        owner = b if b in expected else av.landmarks[b][0]
+        end = pos[b] if b in pos else marks[b]
+        expected[owner] = min(expected[owner], pos[a][1] - r0, end[1] - r1)
+    for _name, bone, r, scale, off in av.volumes:  # an ellipsoid's lowest point: centre y − |row y of R·S|
+        centre = pos[bone] + rot[bone] @ np.array(off)
+        expected[bone] = min(expected[bone], centre[1] - np.linalg.norm(rot[bone][1] * r * np.array(scale)))
+    for side in ("left", "right"):
+        bone = f"ankle_{side}"
+        corners = [np.array(av.sole_center) + np.array([sx, sy, sz]) * np.array(av.sole_size)
+                   for sx in (-0.5, 0.5) for sy in (-0.5, 0.5) for sz in (-0.5, 0.5)]
+        expected[bone] = min(expected[bone], min((rot[bone] @ c + pos[bone])[1] for c in corners))
+    low = world.lowest_by_bone()
+    assert set(low) == set(BONES)
+    for b in BONES:
+        assert low[b] == pytest.approx(expected[b], abs=1e-12), b
+    assert world.lowest() == pytest.approx(min(expected.values()), abs=1e-12)
