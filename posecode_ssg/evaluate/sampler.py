@@ -6,8 +6,8 @@ requested time (docs/runtime.md, test hooks) and returns the packed arrays.
 
 Sample times (:func:`sample_times`): every ``1/hz`` s from 0 over one whole loop **plus the first
 segment again** (up to 1 ms before its end), so contacts held across the loop seam are followed through it; and, at every
-keyframe (segment boundary, the seam included), the keyframe itself and ±``KEY_PROBE`` (1 ms)
-around it for the angular-velocity continuity metric.
+keyframe (segment boundary, the seam included), the keyframe itself and ±1, ±2 ``KEY_PROBE``
+(1 ms) around it for the angular-velocity continuity metric.
 """
 
 from __future__ import annotations
@@ -64,9 +64,10 @@ class Timing:
 
 
 def sample_times(timing: Timing, hz: float) -> tuple[np.ndarray, list[tuple[int, int]]]:
-    """Sorted sample times over ``[0, duration + first segment]`` and, per keyframe index k of
-    the extended sequence, ``(k, i)`` with ``i`` the index of the keyframe's own sample (its
-    neighbours at ±KEY_PROBE are ``i - 1`` and ``i + 1``)."""
+    """Sorted sample times over ``[0, duration + first segment)`` and, per keyframe index k
+    (0 … number of segments; the last one is the seam, measured at ``duration``), ``(k, i)`` with
+    ``i`` the index of the keyframe's own sample; ``i ± 1`` and ``i ± 2`` are its probes at ±1 and
+    ±2 ``KEY_PROBE``. K0 at t = 0 has no left side and is measured at the seam."""
     d0 = timing.times[1] - timing.times[0]
     # the extended range ends just before the second start of phase 2, so its last run is the
     # first segment's whole second occurrence
@@ -76,16 +77,19 @@ def sample_times(timing: Timing, hz: float) -> tuple[np.ndarray, list[tuple[int,
     keys = list(timing.times[:-1]) + [timing.duration]
     probes = []
     for b in keys:
-        probes += [b - KEY_PROBE, b, b + KEY_PROBE]
+        probes += [b + j * KEY_PROBE for j in (-2, -1, 0, 1, 2)]
     probes.append(end)
     all_t = np.array(sorted(set(round(x, 9) for x in grid + probes if 0 <= x <= end + 1e-12)))
-    # the keyframe probes must be distinct from grid points closer than the probe step
-    keep = np.concatenate([[True], np.diff(all_t) > 1e-7])
-    all_t = all_t[keep]
+    # grid points falling between a keyframe's probes would break their even spacing
+    near = np.zeros(len(all_t), bool)
+    for b in keys:
+        near |= (np.abs(all_t - b) < 2.5 * KEY_PROBE) & ~np.isclose((all_t - b) / KEY_PROBE,
+                                                                    np.round((all_t - b) / KEY_PROBE), atol=1e-4)
+    all_t = all_t[~near]
     key_index = []
     for k, b in enumerate(keys):
         i = int(np.argmin(np.abs(all_t - b)))
-        if 0 < i < len(all_t) - 1:
+        if 2 <= i < len(all_t) - 2 and np.allclose(np.diff(all_t[i - 2:i + 3]), KEY_PROBE, atol=1e-7):
             key_index.append((k, i))
     return all_t, key_index
 
