@@ -93,6 +93,17 @@ def _frames(program):
     return out
 
 
+def _facing_frames(program) -> list[dict[str, np.ndarray]]:
+    """:func:`_body_frame` of every frame of :func:`_frames` with its own turn and travel removed
+    (the figure facing the camera), made once per program: the view choice, the pick of the
+    poster's pose and the drawing all read them."""
+    cached = getattr(program, "_poster_frames", None)
+    if cached is None or cached[0] is not solve_keyframes(program):
+        cached = (solve_keyframes(program), [_body_frame(w, turn, travel) for _l, w, turn, travel in _frames(program)])
+        program._poster_frames = cached
+    return cached[1]
+
+
 def choose_view(program) -> str:
     """``"front"`` when the movement shows better from the front, else ``"side"``.
 
@@ -104,11 +115,10 @@ def choose_view(program) -> str:
     """
     if program.tilted_base:
         return "side"
-    frames = _frames(program)
-    base = _body_frame(frames[0][1], 0.0, (0.0, 0.0))
+    frames = _facing_frames(program)
+    base = frames[0]  # the start frame has no turn and no travel
     front = side = 0.0
-    for _label, w, turn, travel in frames[1:]:
-        pts = _body_frame(w, turn, travel)
+    for pts in frames[1:]:
         for b in BONES:
             weight = 0.1 if b.split("_")[0] in DIGITS else 1.0
             d = pts[b] - base[b]
@@ -136,14 +146,16 @@ def working_limbs(program) -> set[str]:
     authored angles away from the start pose over the keyframes; groups scoring ≥ 50 % of the top score and ≥ 15° are
     working."""
     scores = {}
+    base = {}
     for g, bones in _LIMBS.items():
         best = 0.0
         for kf in program.keyframes:
             tot = 0.0
             for b in bones:
+                if b not in base:
+                    base[b] = euler_to_quat(program.base_semantic[b])
                 # authored (semantic) angles: the hinge's hip counter-rotation is not leg work
-                d = abs(float(np.dot(euler_to_quat(kf.semantic[b]),
-                                     euler_to_quat(program.base_semantic[b]))))
+                d = abs(float(np.dot(euler_to_quat(kf.semantic[b]), base[b])))
                 weight = 0.1 if b.split("_")[0] in DIGITS else 1.0   # a curled finger is not a limb
                 tot += weight * math.degrees(2 * math.acos(min(1.0, d)))
             best = max(best, tot)
@@ -154,11 +166,10 @@ def working_limbs(program) -> set[str]:
 
 def _primary_index(program) -> int:
     """Index (0 = start) of the frame farthest from the start pose: the poster's pose."""
-    frames = _frames(program)
-    base = _body_frame(frames[0][1], 0.0, (0.0, 0.0))
+    frames = _facing_frames(program)
+    base = frames[0]
     best, best_i = -1.0, 0
-    for i, (_l, w, turn, travel) in enumerate(frames):
-        pts = _body_frame(w, turn, travel)
+    for i, pts in enumerate(frames):
         score = sum(float(np.linalg.norm(pts[b] - base[b])) for b in BONES)
         if score > best + 1e-9:
             best, best_i = score, i
@@ -329,7 +340,7 @@ def _frame_prims(program, index: int, view: str, flip: bool, working: set[str], 
     faces right / the viewer) unless ``keep_turn`` (the phase strip shows the choreography)."""
     label, w, turn, travel = _frames(program)[index]
     yaw = 0.0 if keep_turn else turn
-    pts = _body_frame(w, yaw, travel)
+    pts = _facing_frames(program)[index] if yaw == turn else _body_frame(w, yaw, travel)
     rot_head = rot_y(-yaw) @ w.rot["head"]
     return _figure_prims(pts, view, flip, working, rot_head)
 

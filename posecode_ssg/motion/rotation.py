@@ -31,23 +31,34 @@ def _axis_quat(axis: int, deg: float) -> np.ndarray:
     return q
 
 
-def quat_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Hamilton product a·b of two ``[x, y, z, w]`` quaternions (apply b first, then a)."""
+def _hamilton(a, b) -> tuple:
     ax, ay, az, aw = a
     bx, by, bz, bw = b
-    return np.array([
+    return (
         aw * bx + ax * bw + ay * bz - az * by,
         aw * by - ax * bz + ay * bw + az * bx,
         aw * bz + ax * by - ay * bx + az * bw,
         aw * bw - ax * bx - ay * by - az * bz,
-    ])
+    )
+
+
+def quat_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Hamilton product a·b of two ``[x, y, z, w]`` quaternions (apply b first, then a)."""
+    return np.array(_hamilton(a, b))
 
 
 def euler_to_quat(euler_deg) -> np.ndarray:
     """Quaternion ``[x, y, z, w]`` of the intrinsic XYZ Euler triple ``(x, y, z)`` in degrees:
-    q = qX(x) · qY(y) · qZ(z) (kinematics-reference §3.2)."""
+    q = qX(x) · qY(y) · qZ(z) (kinematics-reference §3.2).
+
+    Computed on Python floats (the same IEEE double operations, in the same order, as
+    ``quat_mul`` of the three axis quaternions: identical results, without the array overhead)."""
     x, y, z = euler_deg
-    return quat_mul(quat_mul(_axis_quat(0, x), _axis_quat(1, y)), _axis_quat(2, z))
+    hx, hy, hz = math.radians(x) / 2.0, math.radians(y) / 2.0, math.radians(z) / 2.0
+    qx = (math.sin(hx), 0.0, 0.0, math.cos(hx))
+    qy = (0.0, math.sin(hy), 0.0, math.cos(hy))
+    qz = (0.0, 0.0, math.sin(hz), math.cos(hz))
+    return np.array(_hamilton(_hamilton(qx, qy), qz))
 
 
 def quat_to_matrix(q) -> np.ndarray:
