@@ -95,9 +95,9 @@ def _closest_on_segment(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarr
 def deepest(w: World, limb: str) -> tuple[float, np.ndarray | None, np.ndarray | None, str]:
     """The deepest overlap of a limb's samples with its obstacles: (depth m, sample point, unit
     push direction away from the obstacle axis, obstacle name); depth 0 and ``None`` when clear.
-    A sample that has crossed the obstacle's axis is pushed back towards the limb's own side
-    (the side of its proximal joint), its depth counted through the axis, so a push never drives
-    a limb through the body. Samples and obstacles are visited in a fixed order; the first
+    A sample that has clearly crossed the obstacle's axis (its direction from the axis more than
+    120° from the limb's own side, the side of its proximal joint) is pushed back towards that
+    side, its depth counted through the axis, so a push never drives a limb through the body. Samples and obstacles are visited in a fixed order; the first
     maximum wins."""
     obs = obstacles(w)
     pts, r, against = limb_samples(w, limb)
@@ -109,6 +109,7 @@ def deepest(w: World, limb: str) -> tuple[float, np.ndarray | None, np.ndarray |
         ax = _unit(b - a)
         side = joint - a
         side = side - ax * float(side @ ax)   # perpendicular to the obstacle's axis
+        side_u = _unit(side)
         for p in pts:
             q = _closest_on_segment(p, a, b)
             d = p - q
@@ -116,7 +117,7 @@ def deepest(w: World, limb: str) -> tuple[float, np.ndarray | None, np.ndarray |
             if dist >= ro + r:
                 continue
             n = d / dist if dist > 1e-9 else _unit(side)
-            if n @ side < 0.0:
+            if n @ side_u < -0.5:
                 # a sample past the axis is pushed back to the limb's side, the long way out
                 n, dist = -n, -dist
             depth = ro + r - dist

@@ -11,6 +11,7 @@ mesh primitives (capsules, ellipsoids, sole boxes) follow their bone.
 from __future__ import annotations
 
 import math
+import struct
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -44,6 +45,23 @@ class _Prepared:
 
 
 _PREPARED: dict[int, tuple[Avatar, _Prepared]] = {}
+_MATRICES: dict[bytes, np.ndarray] = {}
+_PACK = struct.Struct("<3d").pack
+
+
+def _local_matrix(e) -> np.ndarray:
+    """``euler_to_matrix(e)`` remembered by the exact bits of the angles (so -0.0 and 0.0 stay
+    apart): a solve runs forward kinematics hundreds of times with most bones unchanged. The
+    array is read-only (shared)."""
+    key = _PACK(*e)
+    m = _MATRICES.get(key)
+    if m is None:
+        if len(_MATRICES) >= 8192:
+            _MATRICES.clear()
+        m = euler_to_matrix(e)
+        m.setflags(write=False)
+        _MATRICES[key] = m
+    return m
 
 
 def _prepared(av: Avatar) -> _Prepared:
@@ -141,7 +159,7 @@ def forward_kinematics(avatar: Avatar, euler: dict[str, tuple[float, float, floa
         L = local.get(b)
         if L is None:
             e = euler.get(b)
-            L = euler_to_matrix(e) if e is not None and any(e) else _EYE
+            L = _local_matrix(e) if e is not None and any(e) else _EYE
         if p is None:
             pos[b] = root_pos + root_rot @ off
             rot[b] = root_rot @ L

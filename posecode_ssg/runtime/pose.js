@@ -135,6 +135,7 @@ export class FigureModel {
     const ctx = this.ctx;
     if (seg !== undefined && seg !== s) { s = seg; ctx.u = 1; }
     if (start) ctx.u = 1;
+    ctx.startSolve = start;   // reach.js: blend weights as at u = 0 (the entry blend holds the rest)
     ctx.segment = s;
     if (s < 0) {
       ctx.floorBound = true;
@@ -186,7 +187,9 @@ export class FigureModel {
     const warnings = this.ctx.warnings.map((w) => ({ ...w }));
     for (const c of this.ctx.contacts) {
       const residual = contactResidual(c, sk, this.rig.backBones || []);
-      contacts.push({ kind: c.kind, effector: c.effector, anchor: c.anchor, residual_m: residual });
+      // weight: a reach's blend weight across the phase boundary (solvers/reach.js), else 1
+      contacts.push({ kind: c.kind, effector: c.effector, anchor: c.anchor, residual_m: residual,
+        weight: c.weight ?? 1 });
       if (!(residual <= tol)) {
         warnings.push({
           code: "contact-residual",

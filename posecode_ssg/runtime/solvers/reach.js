@@ -18,8 +18,11 @@
  *   previous segment, not in this one) weight 1 − smoothstep(u). Each chain joint's local
  *   rotation is slerped from its pre-solve value toward the solved one by the weight, so at a
  *   phase end (u → 1) the pose is the keyframe solve and every boundary is continuous.
- * - The residual is not hidden: `sample().contacts` reports it per reach (solvers/contacts.js),
- *   and a residual above `solver.reachTolerance` adds a `contact-residual` warning.
+ * - `ctx.leaving[L]` (limbs: arm_left, arm_right, leg_left, leg_right) is the weight of a reach
+ *   of limb L that is ending; the self-collision pass fades its correction in by 1 − that weight.
+ * - The residual is not hidden: `sample().contacts` reports it per reach (solvers/contacts.js)
+ *   with the reach's current `weight`, and a residual above `solver.reachTolerance` adds a
+ *   `contact-residual` warning.
  * A reach of a foot onto a top surface (box, seat) is aimed with the ankle joint, not the sole
  * (the numpy solve aims the sole); no conformance example or demo uses one.
  * Nothing is allocated per frame: chain records are built once per figure and segment.
@@ -41,8 +44,8 @@ function record(ctx, c, mode) {
   const ids = CHAINS[kind];
   if (!ids) return null;
   const joints = ids.slice(0, -1).map((j) => `${j}_${side}`);
-  const r = { effector: c.effector, anchor: c.anchor, mode, ch: makeChain(rig, sk, joints, `${ids[ids.length - 1]}_${side}`),
-    n: joints.length, sign: kind === "foot" ? 1 : -1, floor: c.floor, rule: null, outward: -1, target: null, targetBone: -1 };
+  const r = { contact: mode === 2 ? null : c, effector: c.effector, anchor: c.anchor, mode, ch: makeChain(rig, sk, joints, `${ids[ids.length - 1]}_${side}`),
+    limb: (kind === "foot" || kind === "knee" ? 2 : 0) + (side === "left" ? 0 : 1), n: joints.length, sign: kind === "foot" ? 1 : -1, floor: c.floor, rule: null, outward: -1, target: null, targetBone: -1 };
   if (c.floor) {
     r.rule = contactHeightRule(rig, sk, c.effector);
     if (kind === "hand") r.outward = sk.index.get(`shoulder_${side}`);
@@ -73,8 +76,8 @@ function segmentReaches(ctx) {
   return st[s];
 }
 
-function slerpInto(q, o, a, ao, w) {
-  // q[o..] := slerp(a[ao..], q[o..], w)
+/** q[o..] := slerp(a[ao..], q[o..], w): from quaternion a toward q by w (shortest arc). */
+export function slerpInto(q, o, a, ao, w) {
   let d = a[ao] * q[o] + a[ao + 1] * q[o + 1] + a[ao + 2] * q[o + 2] + a[ao + 3] * q[o + 3];
   const sg = d < 0 ? -1 : 1;
   d *= sg;
@@ -134,13 +137,18 @@ function solveOne(ctx, r) {
 export const reach = {
   name: "reach",
   run(ctx) {
+    if (!ctx.leaving) ctx.leaving = new Float64Array(4);
+    ctx.leaving.fill(0);
     if (ctx.segment < 0 || !ctx.segContacts) return;
     const list = segmentReaches(ctx);
     if (!list.length) return;
-    const u = ctx.u, sm = u * u * (3 - 2 * u), q = ctx.localQ, sk = ctx.skeleton;
+    // a segment's first instant solved for its entry blend (pose.js `startSolve`) is at u = 0
+    const u = ctx.startSolve ? 0 : ctx.u, sm = u * u * (3 - 2 * u), q = ctx.localQ, sk = ctx.skeleton;
     for (let i = 0; i < list.length; i++) {
       const r = list[i];
       const w = r.mode === 0 ? 1 : r.mode === 1 ? sm : 1 - sm;
+      if (r.contact) r.contact.weight = w;   // reported by sample().contacts
+      else ctx.leaving[r.limb] = Math.max(ctx.leaving[r.limb], w);   // selfcollision.js fades in
       if (w <= 0) continue;
       const bones = r.ch.bones;
       for (let k = 0; k < r.n; k++) for (let c = 0; c < 4; c++) _save[k * 4 + c] = q[bones[k] * 4 + c];

@@ -11,12 +11,14 @@
  *   torso and head; the shoulder turns, at most `selfArmMaxDeg` in all. Legs: the same fractions
  *   of knee → ankle plus `shinOverhang`, against the torso and the other thigh and shin; the hip
  *   turns, at most `selfLegMaxDeg`.
- * - Per limb, up to `selfIterations` steps: find the deepest overlap (a sample past an obstacle's
- *   axis is pushed back to the limb's own side — that of its proximal joint — its depth counted
- *   through the axis); turn the joint about (lever × push) by min(depth / lever, `selfStepDeg`,
+ * - Per limb, up to `selfIterations` steps: find the deepest overlap (a sample clearly past an
+ *   obstacle's axis — more than 120° from the limb's own side, that of its proximal joint — is
+ *   pushed back to that side, its depth counted through the axis); turn the joint about (lever × push) by min(depth / lever, `selfStepDeg`,
  *   what is left of the cap), clamped into its ROM box widened to its incoming angles.
  * - A limb holding any contact this segment (ground-lock, pin, grip or reach of its hand, fist,
- *   elbow, foot or knee) is left to its contact.
+ *   elbow, foot or knee) is left to its contact; a limb whose reach is ending (reach.js
+ *   `ctx.leaving`) gets the correction slerped in by 1 − the reach's weight, so the boundary is
+ *   continuous and the phase end is the keyframe solve's.
  * Then, when this or an earlier limb pass (props, reach) changed the pose, the floor clamp of the
  * numpy solve: a floor-bound phase touches the floor, none sinks (KR §6.1 step 14).
  * Pure function of the pose (no state kept between frames); nothing is allocated per frame.
@@ -25,6 +27,7 @@
 
 import { eulerOf, makeChain } from "./ccd.js";
 import { turnJoint } from "./props.js";
+import { slerpInto } from "./reach.js";
 
 const DEG = 180 / Math.PI;
 const FR = [0.15, 0.45, 0.75, 1];
@@ -33,7 +36,7 @@ const LIMB_EFFECTORS = [["hand_left", "fist_left", "elbow_left"], ["hand_right",
 const cache = new WeakMap();
 // obstacles: 6 capsules × (a[3], b[3]) and radii; samples: 5 points
 const OA = new Float64Array(18), OB = new Float64Array(18), OR = new Float64Array(6);
-const SP = new Float64Array(15);
+const SP = new Float64Array(15), _pre = new Float64Array(4);
 const _q = new Float64Array(3), _side = new Float64Array(3), _n = new Float64Array(3), _bp = new Float64Array(3), _bn = new Float64Array(3);
 // obstacle indices: 0 torso, 1 head, 2 thigh_left, 3 shin_left, 4 thigh_right, 5 shin_right
 const AGAINST = [[0, 1], [0, 1], [0, 4, 5], [0, 2, 3]];
@@ -131,7 +134,7 @@ function deepest(st, L, P, col, solver, joint) {
       if (dist > 1e-9) { _n[0] = ex / dist; _n[1] = ey / dist; _n[2] = ez / dist; }
       else if (sl > 1e-9) { _n[0] = _side[0] / sl; _n[1] = _side[1] / sl; _n[2] = _side[2] / sl; }
       else { _n[0] = _n[1] = _n[2] = 0; }
-      if (_n[0] * _side[0] + _n[1] * _side[1] + _n[2] * _side[2] < 0) {
+      if (sl > 1e-9 && (_n[0] * _side[0] + _n[1] * _side[1] + _n[2] * _side[2]) / sl < -0.5) {
         _n[0] = -_n[0]; _n[1] = -_n[1]; _n[2] = -_n[2]; dist = -dist;
       }
       const depth = OR[o] + r - dist;
@@ -165,8 +168,10 @@ export const selfCollision = {
     const st = setup(ctx), sk = ctx.skeleton, P = sk.worldP, col = sk.avatar.collision, solver = ctx.rig.solver;
     const ex = exemptLimbs(st, ctx.contacts);
     for (let L = 0; L < 4; L++) {
-      if (ex[L]) continue;
+      const fade = ctx.leaving ? ctx.leaving[L] : 0;
+      if (ex[L] || fade >= 1) continue;
       const ch = st.chains[L], joint = ch.bones[0];
+      for (let c = 0; c < 4; c++) _pre[c] = ctx.localQ[joint * 4 + c];
       const cap = L < 2 ? solver.selfArmMaxDeg : solver.selfLegMaxDeg;
       let total = 0, started = false;
       for (let it = 0; it < solver.selfIterations; it++) {
@@ -187,6 +192,11 @@ export const selfCollision = {
         turnJoint(ctx, ch, 0, ax / an, ay / an, az / an, step / DEG);
         total += step;
         ctx.limbsMoved = true;
+      }
+      if (started && fade > 0) {
+        // a reach of this limb is ending (reach.js): the correction fades in as the reach fades out
+        slerpInto(ctx.localQ, joint * 4, _pre, 0, 1 - fade);
+        sk.forward(ctx.localQ);
       }
     }
     if (ctx.limbsMoved) {
