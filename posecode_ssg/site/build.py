@@ -317,6 +317,14 @@ class _Build:
             [p.src_uri, _site_view(self.records[p.src_uri])] for p in self.pages if p.src_uri in self.records
         ], sort_keys=True).encode())
         self.reuse_site = self._reusable_site(manifest, old_outputs)
+        unchanged_index = [p for p in self.pages if p.src_uri in self.index_unchanged]
+        if self.reuse_site:
+            for page in unchanged_index:
+                if page.url:  # (the home page is one of the site-wide files)
+                    self.page_html[page.dest_uri] = self.out / page.dest_uri
+        elif unchanged_index:
+            self._process(unchanged_index, self.show)
+            self.to_render = self.to_render + unchanged_index
         self._lap("prepare", self._prepare_site)
         self._lap("render pages", lambda: self._render_pages(self.to_render, self.show))
         self._lap("render site", self._render_site)
@@ -421,36 +429,22 @@ class _Build:
             old = old_pages.get(page.src_uri)
             stat = old_outputs.get(page.dest_uri)
             same = bool(old and old.get("key") == key and stat and self._same_stat(page.dest_uri, stat))
-            # index pages list the cards of their section: parsed again, and re-rendered
-            # unless the site-wide data is unchanged too (decided once all records are known)
-            if same and page.is_index:
-                self.index_unchanged.add(page.src_uri)
-            if same and not page.is_index:
+            if same:
                 rec = old["record"]
                 self.records[page.src_uri] = rec
                 page.title, page.meta = rec["title"], rec["meta"]
                 page.links = [_LinkRec(*l) for l in rec["links"]]
-                self.page_html[page.dest_uri] = self.out / page.dest_uri
+                if page.is_index:
+                    # index pages list the cards of their section: parsed and re-rendered
+                    # unless the site-wide data is unchanged too (decided in _run once all
+                    # records are known)
+                    self.index_unchanged.add(page.src_uri)
+                else:
+                    self.page_html[page.dest_uri] = self.out / page.dest_uri
             else:
                 to_parse.append(page)
         show = self.progress and len(self.pages) >= PROGRESS_THRESHOLD
-        lap = time.perf_counter()
-        for page in _progress(to_parse, len(to_parse), "parse", show):
-            text, err = decode_source(self.sources[page.src_uri])
-            if err:
-                page.problems.append(Problem("error", "encoding", 1, 1, err))
-                continue
-            page.text = text
-            if page.source_kind == "markdown":
-                parse_markdown_page(page, self.md)
-            else:
-                self._parse_posecode_page(page)
-        result.timings["parse"] = time.perf_counter() - lap
-        self._lap("compile", lambda: self._compile(to_parse, show))
-        lap = time.perf_counter()
-        for page in to_parse:
-            self._finish_page(page)
-        result.timings["finish"] = time.perf_counter() - lap
+        self._process(to_parse, show)
         # drafts (front matter draft: true) leave the site: no output, no card, not linkable
         drafts = {p.src_uri for p in self.pages if self.records.get(p.src_uri, {}).get("meta", {}).get("draft")}
         if drafts:
@@ -504,6 +498,24 @@ class _Build:
         self.site_outputs = site_outputs
         return True
 
+    def _process(self, pages: list[Page], show: bool) -> None:
+        """Parse ``pages``, compile their figures and store their records."""
+        def parse() -> None:
+            for page in _progress(pages, len(pages), "parse", show):
+                text, err = decode_source(self.sources[page.src_uri])
+                if err:
+                    page.problems.append(Problem("error", "encoding", 1, 1, err))
+                    continue
+                page.text = text
+                if page.source_kind == "markdown":
+                    parse_markdown_page(page, self.md)
+                else:
+                    self._parse_posecode_page(page)
+
+        self._lap("parse", parse)
+        self._lap("compile", lambda: self._compile(pages, show))
+        self._lap("finish", lambda: [self._finish_page(page) for page in pages])
+
     def _same_stat(self, dest: str, stat: list) -> bool:
         try:
             st = os.stat(self.out / dest)
@@ -541,7 +553,7 @@ class _Build:
                 figures[key] = cached
             else:
                 missing.append((key, job))
-        self.result.compiled = len(missing)
+        self.result.compiled += len(missing)
         workers = min(os.cpu_count() or 1, 8)
         # Worker processes are forked (cheap, no re-import of __main__); forking a process
         # that runs other threads can deadlock, so the dev server (which builds in a worker
@@ -815,9 +827,6 @@ class _Build:
         for page in _progress(pages, len(pages), "render", show):
             if page.is_index and page.url == "":
                 continue  # the home page is rendered by _render_site
-            if self.reuse_site and page.src_uri in self.index_unchanged:
-                self.page_html[page.dest_uri] = self.out / page.dest_uri
-                continue
             self.page_html[page.dest_uri] = self._render_page(page).encode("utf-8")
 
     def _render_section(self, url: str, *, page: Page | None = None, body: Markup | None = None) -> str:
