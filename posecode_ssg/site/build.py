@@ -139,6 +139,9 @@ def _json_bytes(data: Any) -> bytes:
 
 
 _SITE_FINGERPRINT: str | None = None
+#: The manifest each output folder's last build in this process wrote, with the file's
+#: (inode, size, mtime): a rebuild in the same process (the dev server) skips parsing it.
+_MANIFESTS: dict[str, tuple[tuple[int, int, int], dict]] = {}
 
 
 def site_fingerprint() -> str:
@@ -175,6 +178,11 @@ def figure_options(info: FenceInfo, config: SiteConfig) -> dict:
 class _FigureCache:
     """Compiled figures on disk: ``<cache_dir>/figures/<key[:2]>/<key>.json`` (content-addressed)."""
 
+    #: Figures this process read or wrote most recently (the dev server rebuilds a page with
+    #: the same figures again and again): key -> figure, oldest first.
+    recent: dict[str, CompiledFigure] = {}
+    RECENT = 256
+
     def __init__(self, root: Path):
         self.root = root / "figures"
 
@@ -182,12 +190,23 @@ class _FigureCache:
         return self.root / key[:2] / f"{key}.json"
 
     def get(self, key: str) -> CompiledFigure | None:
+        figure = self.recent.get(key)
+        if figure is not None:
+            return figure
         try:
-            return CompiledFigure.from_dict(json.loads(self.path(key).read_bytes()))
+            figure = CompiledFigure.from_dict(json.loads(self.path(key).read_bytes()))
         except (OSError, ValueError, TypeError):
             return None
+        self._remember(figure)
+        return figure
+
+    def _remember(self, figure: CompiledFigure) -> None:
+        self.recent[figure.key] = figure
+        if len(self.recent) > self.RECENT:
+            del self.recent[next(iter(self.recent))]
 
     def put(self, figure: CompiledFigure) -> None:
+        self._remember(figure)
         path = self.path(figure.key)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -342,6 +361,10 @@ class _Build:
     # ---------------------------------------------------------------- manifest
     def _load_manifest(self) -> dict | None:
         try:
+            st = os.stat(self.manifest_path)
+            held = _MANIFESTS.get(str(self.manifest_path))
+            if held is not None and held[0] == (st.st_ino, st.st_size, st.st_mtime_ns):
+                return held[1]  # the one this process wrote last (not parsed again)
             data = json.loads(self.manifest_path.read_bytes())
         except (OSError, ValueError):
             return None
@@ -388,6 +411,8 @@ class _Build:
             tmp = self.manifest_path.with_suffix(f".tmp{os.getpid()}")
             tmp.write_bytes(_json_bytes(data))
             os.replace(tmp, self.manifest_path)
+            st = os.stat(self.manifest_path)
+            _MANIFESTS[str(self.manifest_path)] = ((st.st_ino, st.st_size, st.st_mtime_ns), data)
         except OSError:
             pass
 
