@@ -83,15 +83,23 @@ def generate(content: Path, pages: int, figures: int) -> list[Path]:
     return paths
 
 
+def _cpu() -> float:
+    """CPU seconds of this process and its finished children (the compile workers)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
 def timed(config, label: str, pages: int) -> float:
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), _cpu()
     result = build_site(config, progress=False)
     seconds = time.perf_counter() - start
+    cpu = _cpu() - cpu
     if result.errors:
         for path, d in result.errors[:5]:
             print(f"  {path}:{d.line}: {d.message}", file=sys.stderr)
         raise SystemExit(f"{label}: build failed with {len(result.errors)} errors")
     print(f"{label:<18} {seconds * 1000:9.1f} ms total  {seconds * 1000 / pages:7.3f} ms/page  "
+          f"(CPU {cpu * 1000 / pages:.3f} ms/page on {os.cpu_count()} cores)  "
           f"({len(result.pages)} pages, {result.figures} figures, {result.compiled} compiled, "
           f"written={result.written})")
     if result.timings:
@@ -105,6 +113,9 @@ def main() -> int:
     parser.add_argument("--figures", type=int, default=3)
     parser.add_argument("--keep", metavar="DIR", help="build here and keep the files")
     args = parser.parse_args()
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"load average at start: {load:.2f} (wall times are only comparable on an idle machine; "
+          "CPU times much less affected)")
     root = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="posecode-bench-"))
     if root.exists() and args.keep:
         shutil.rmtree(root)
