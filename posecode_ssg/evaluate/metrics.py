@@ -609,41 +609,71 @@ def prop_metrics(ctx: Context, res: DocumentMetrics) -> None:
     res.worst["penetration"] = float(depth_all.max())
 
 
-def self_collision_metrics(ctx: Context, res: DocumentMetrics) -> None:
-    """Self-collision depth (mm, KR §10.2): each forearm's samples (15, 45, 75, 100 % of
-    elbow→wrist plus 0.09 m) at the arm radius against the torso capsule (from 0.08 m below the
-    pelvis along pelvis→neck up to the neck, torso radius) and the head capsule (head joint to
-    0.05 m beyond, head radius); each shin's samples (knee→ankle plus ``shinOverhang``) against the
-    other leg's thigh and shin capsules. Depth = r₁ + r₂ − distance."""
+def _self_collision_candidates(ctx: Context) -> dict[str, np.ndarray]:
+    """A conservative screen (speed only, not a definition): per limb, (N,) True where its
+    distal segment, extended 0.1 m and sampled every ≤ 9 cm, comes within (limb radius +
+    obstacle radius + 5 cm sampling slack) of the torso, head or other-leg axis (each extended
+    0.1 m, more than collide's overhangs), so every sample :func:`collide.deepest` could find
+    overlapping is kept."""
     s, col = ctx.s, ctx.avatar["collision"]
     pel, neck, head = s.bone("pelvis"), s.bone("neck"), s.bone("head")
-    axis = neck - pel
-    axis = axis / np.maximum(np.linalg.norm(axis, axis=-1, keepdims=True), 1e-9)
-    torso = (pel - 0.08 * axis, neck, col["torso"])
+    up = neck - pel
+    up = up / np.maximum(np.linalg.norm(up, axis=-1, keepdims=True), 1e-9)
     hd = head - neck
     hd = hd / np.maximum(np.linalg.norm(hd, axis=-1, keepdims=True), 1e-9)
-    head_cap = (head, head + 0.05 * hd, col["head"])
-    total = np.zeros(ctx.n)
+    out = {}
     for side in SIDES:
         other = "right" if side == "left" else "left"
-        e, w = s.bone(f"elbow_{side}"), s.bone(f"wrist_{side}")
-        d = w - e
-        dn = d / np.maximum(np.linalg.norm(d, axis=-1, keepdims=True), 1e-9)
-        arm = np.stack([e + f * d for f in (0.15, 0.45, 0.75, 1.0)] + [w + 0.09 * dn], axis=1)
-        k, an = s.bone(f"knee_{side}"), s.bone(f"ankle_{side}")
-        d = an - k
-        dn = d / np.maximum(np.linalg.norm(d, axis=-1, keepdims=True), 1e-9)
-        shin = np.stack([k + f * d for f in CAPSULE_T] + [an + float(ctx.solver["shinOverhang"]) * dn], axis=1)
-        oh, ok, oa = s.bone(f"hip_{other}"), s.bone(f"knee_{other}"), s.bone(f"ankle_{other}")
-        pairs = [(f"arm_{side} torso", arm, col["arm"], torso), (f"arm_{side} head", arm, col["arm"], head_cap),
-                 (f"shin_{side} thigh_{other}", shin, col["shin"], (oh, ok, col["thigh"])),
-                 (f"shin_{side} shin_{other}", shin, col["shin"], (ok, oa, col["shin"]))]
-        for subject, pts, r, (ca, cb, rc) in pairs:
-            dist = point_segment_distance(pts, ca[:, None, :], cb[:, None, :])
-            depth = np.maximum(r + rc - dist, 0.0).max(axis=1) * 1000.0
-            res.violations += _violations(ctx, "self_collision", subject, depth, np.ones(ctx.n, bool),
-                                          METRIC["self_collision"].limit)
-            total = np.maximum(total, depth)
+        for limb, a, b in ((f"arm_{side}", s.bone(f"elbow_{side}"), s.bone(f"wrist_{side}")),
+                           (f"leg_{side}", s.bone(f"knee_{side}"), s.bone(f"ankle_{side}"))):
+            d = b - a
+            dn = d / np.maximum(np.linalg.norm(d, axis=-1, keepdims=True), 1e-9)
+            end = b + 0.1 * dn
+            pts = np.stack([a + f * (end - a) for f in np.linspace(0.0, 1.0, 7)], axis=1)
+            r = col["arm"] if limb.startswith("arm") else col["shin"]
+            caps = [(pel - 0.1 * up, neck, col["torso"]), (head - 0.1 * hd, head + 0.1 * hd, col["head"])]
+            if limb.startswith("leg"):
+                caps += [(s.bone(f"hip_{other}"), s.bone(f"knee_{other}"), col["thigh"]),
+                         (s.bone(f"knee_{other}"), s.bone(f"ankle_{other}"), col["shin"])]
+            hit = np.zeros(ctx.n, bool)
+            for ca, cb, rc in caps:
+                dist = point_segment_distance(pts, ca[:, None, :], cb[:, None, :]).min(axis=1)
+                hit |= dist < r + rc + 0.05
+            out[limb] = hit
+    return out
+
+
+def self_collision_metrics(ctx: Context, res: DocumentMetrics) -> None:
+    """Self-collision depth (mm): per limb (``arm_*``: forearm and hand samples against the torso
+    and head; ``leg_*``: shin and foot samples against the torso and the other leg), the deepest
+    overlap of :func:`posecode_ssg.motion.collide.deepest` — the one definition the numpy solve,
+    its ``kinematic-self-collision`` diagnostic and the runtime's self-collision pass share
+    (KR §10.2; radii ``avatar.collision``) — evaluated on every sample's joint positions."""
+    from posecode_ssg.motion.collide import LIMBS, deepest
+    from posecode_ssg.motion.fk import World
+    from posecode_ssg.motion.rig import avatar as rig_avatar
+
+    s = ctx.s
+    av = rig_avatar(ctx.motion.get("avatar") or ctx.rig["defaultAvatar"])
+    depth = {limb: np.zeros(ctx.n) for limb in LIMBS}
+    obstacle = {limb: [""] * ctx.n for limb in LIMBS}
+    near = _self_collision_candidates(ctx)
+    for i in np.flatnonzero(np.any(np.stack(list(near.values())), axis=0)):
+        w = World(av, dict(zip(s.bones, s.pos[i])), {}, {}, np.zeros(3), np.eye(3))
+        for limb in LIMBS:
+            if not near[limb][i]:
+                continue
+            d, _p, _n, name = deepest(w, limb)
+            depth[limb][i] = d * 1000.0
+            obstacle[limb][i] = name
+    total = np.zeros(ctx.n)
+    for limb, vals in depth.items():
+        for v in _violations(ctx, "self_collision", limb, vals, np.ones(ctx.n, bool),
+                             METRIC["self_collision"].limit):
+            k = int(np.argmin(np.abs(ctx.loop_t - v.t) + np.abs(vals - v.value)))
+            v.subject = f"{limb} {obstacle[limb][k]}"
+            res.violations.append(v)
+        total = np.maximum(total, vals)
     res.worst["self_collision"] = float(total.max())
 
 
@@ -754,13 +784,15 @@ def explain(violations: list[Violation], diagnostics: list, phases: list[str]) -
     them): ``kinematic-foot-flat`` explains heel/toe lift and
     sole tilt of that foot, ``kinematic-foot-drift`` and ``kinematic-ground-lock-lifted`` its
     drift, ``kinematic-grip-unreachable`` / ``kinematic-pin-unreachable`` those residuals,
-    ``kinematic-reach-short`` a reach residual. Explained violations do not fail (docs/eval.md)."""
+    ``kinematic-reach-short`` a reach residual, ``kinematic-self-collision`` (same limb) a
+    self-collision depth. Explained violations do not fail (docs/eval.md)."""
     codes = {
         "heel_lift": ("kinematic-foot-flat",), "toe_lift": ("kinematic-foot-flat",),
         "sole_tilt": ("kinematic-foot-flat",),
         "drift": ("kinematic-foot-drift", "kinematic-ground-lock-lifted"),
         "grip_residual": ("kinematic-grip-unreachable",), "pin_residual": ("kinematic-pin-unreachable",),
         "reach_residual": ("kinematic-reach-short",),
+        "self_collision": ("kinematic-self-collision",),
     }
     for v in violations:
         want = codes.get(v.metric)
@@ -774,7 +806,10 @@ def explain(violations: list[Violation], diagnostics: list, phases: list[str]) -
             extra = getattr(d, "extra", {}) or {}
             if d.code not in want or extra.get("phase") not in near:
                 continue
-            if extra.get("foot", None) not in (None, effector) or effector not in d.message:
+            named = extra.get("foot") or extra.get("limb")
+            if named is not None and named != effector:
+                continue
+            if named is None and effector not in d.message:
                 continue
             v.explained = {"line": d.line, "column": d.column, "code": d.code, "message": d.message}
             break
