@@ -137,15 +137,21 @@ def self_collision_depth(w: World) -> dict[str, tuple[float, str]]:
     return out
 
 
-def resolve_self_collision(pose, exempt: set[str]) -> None:
+def resolve_self_collision(pose, exempt: set[str], held: set[str] = frozenset()) -> None:
     """Bounded self-collision push (module docstring) on a working pose of the keyframe solve
     (``posecode_ssg.motion.solve._Pose``: ``world()``, ``euler``, ``local``, ``set_euler``).
-    ``exempt``: effector names holding a contact this phase. Mutates ``pose``."""
+    ``exempt``: effector names holding a contact this phase (their limbs are not pushed).
+    ``held``: those of them held by a reach, pin or grip; an **arm** among them is instead
+    **swivelled**: the shoulder turns about the shoulder → wrist axis, which moves the elbow and
+    forearm out of the body while the hand stays on its target (each step by
+    min(depth / distance from the axis, ``selfStepDeg``), in the direction that moves the deepest
+    sample along its push, the same cap and box). Mutates ``pose``."""
     from .solve import _clamp_box   # local import: solve imports this module
 
     step_cap = float(SOLVER["selfStepDeg"])
-    for limb, (_side, joint, effectors) in LIMBS.items():
-        if exempt.intersection(effectors):
+    for limb, (side, joint, effectors) in LIMBS.items():
+        swivel = limb.startswith("arm") and bool(held.intersection(effectors))
+        if exempt.intersection(effectors) and not swivel:
             continue
         cap = float(SOLVER["selfArmMaxDeg"] if limb.startswith("arm") else SOLVER["selfLegMaxDeg"])
         widen = pose.euler[joint]
@@ -155,6 +161,20 @@ def resolve_self_collision(pose, exempt: set[str]) -> None:
             depth, p, n, _name = deepest(w, limb)
             if depth <= 1e-4 or n is None or total >= cap:
                 break
+            if swivel:
+                ax = _unit(w.pos[f"wrist_{side}"] - w.pos[joint])
+                move = np.cross(ax, p - w.pos[joint])   # sample velocity per radian about ax
+                mn = float(np.linalg.norm(move))
+                along = float(move @ n)
+                if mn < 1e-6 or abs(along) < 1e-9 or float(ax @ ax) < 0.5:
+                    break
+                step = min(math.degrees(depth / mn), step_cap, cap - total)
+                Rd = axis_angle_matrix(ax, math.radians(step if along > 0 else -step))
+                parent_rot = w.rot[joint] @ pose.local[joint].T
+                new_local = parent_rot.T @ Rd @ parent_rot @ pose.local[joint]
+                pose.set_euler(joint, _clamp_box(joint, matrix_to_euler(new_local), widen))
+                total += step
+                continue
             lever = p - w.pos[joint]
             ln = float(np.linalg.norm(lever))
             ax = np.cross(lever, n)

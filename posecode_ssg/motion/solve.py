@@ -814,8 +814,8 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
             reach_targets.append((c, tgt))
 
         # self-collision (KR §10.2, collide.py): free limbs kept out of the torso and the other leg
-        resolve_self_collision(pose, set(kf.ground_lock) | {c.effector for c in
-                                                          list(kf.pins) + list(kf.grips) + list(kf.reaches)})
+        held = {c.effector for c in list(kf.pins) + list(kf.grips) + list(kf.reaches)}
+        resolve_self_collision(pose, set(kf.ground_lock) | held, held)
 
         # floor clamp (KR §6.1 step 14): floor-bound phases touch the floor, no phase sinks
         floor_bound = not grip_targets and all(c.target == FLOOR for c, _ in pin_targets)

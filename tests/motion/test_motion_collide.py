@@ -113,3 +113,22 @@ def test_keyframe_solve_pushes_the_free_arm_and_reports_what_is_left():
     left = self_collision_depth(sol.phases[1].world).get("arm_left")
     if left and left[0] > SOLVER["selfCollisionReport"]:
         assert any(d.line == 6 and d.extra["limb"] == "arm_left" for d in self_hits)
+
+
+def test_an_arm_held_by_a_contact_swivels_out_and_keeps_its_hand():
+    # forearm folded across the front of the body (shoulder flexed 90°, turned in 40°, elbow 120°)
+    # while the hand holds a reach: the shoulder turns about the shoulder→wrist axis, the elbow
+    # and forearm move out of the torso, the wrist stays where the contact put it
+    p = pose({"shoulder_left": (-90.0, -40.0, 0.0), "elbow_left": (-120.0, 0.0, 0.0)})
+    before = deepest(p.world(), "arm_left")[0]
+    wrist = p.world().pos["wrist_left"].copy()
+    elbow = p.world().pos["elbow_left"].copy()
+    resolve_self_collision(p, {"hand_left"}, {"hand_left"})
+    w = p.world()
+    assert deepest(w, "arm_left")[0] < before - 0.01
+    assert np.linalg.norm(w.pos["wrist_left"] - wrist) < 1e-9
+    assert np.linalg.norm(w.pos["elbow_left"] - elbow) > 0.01
+    # a leg held by its contact is not swivelled (a planted foot would roll): left alone
+    q = pose({"hip_left": (0.0, 0.0, -20.0)})
+    resolve_self_collision(q, {"foot_left"}, {"foot_left"})
+    assert q.euler["hip_left"] == (0.0, 0.0, -20.0)

@@ -16,7 +16,10 @@
  *   pushed back to that side, its depth counted through the axis); turn the joint about (lever × push) by min(depth / lever, `selfStepDeg`,
  *   what is left of the cap), clamped into its ROM box widened to its incoming angles.
  * - A limb holding any contact this segment (ground-lock, pin, grip or reach of its hand, fist,
- *   elbow, foot or knee) is left to its contact; a limb whose reach is ending (reach.js
+ *   elbow, foot or knee) is left to its contact, except an arm held by a reach, pin or grip: it
+ *   is swivelled about the shoulder → wrist axis (the hand stays on its target; each step
+ *   min(depth / distance from the axis, `selfStepDeg`) in the direction that moves the deepest
+ *   sample along its push, same cap and box); a limb whose reach is ending (reach.js
  *   `ctx.leaving`) gets the correction slerped in by 1 − the reach's weight, so the boundary is
  *   continuous and the phase end is the keyframe solve's.
  * Then, when this or an earlier limb pass (props, reach) changed the pose, the floor clamp of the
@@ -59,7 +62,12 @@ function setup(ctx) {
 function exemptLimbs(st, contacts) {
   let e = st.exempt.get(contacts);
   if (e) return e;
-  e = Uint8Array.from(LIMB_EFFECTORS.map((names) => (contacts.some((c) => names.includes(c.effector)) ? 1 : 0)));
+  // 0 free, 1 left to its contact, 2 an arm held by a reach, pin or grip: swivelled
+  e = Uint8Array.from(LIMB_EFFECTORS.map((names, L) => {
+    const mine = contacts.filter((c) => names.includes(c.effector));
+    if (!mine.length) return 0;
+    return L < 2 && mine.some((c) => c.kind !== "ground-lock") ? 2 : 1;
+  }));
   st.exempt.set(contacts, e);
   return e;
 }
@@ -169,7 +177,8 @@ export const selfCollision = {
     const ex = exemptLimbs(st, ctx.contacts);
     for (let L = 0; L < 4; L++) {
       const fade = ctx.leaving ? ctx.leaving[L] : 0;
-      if (ex[L] || fade >= 1) continue;
+      if (ex[L] === 1 || fade >= 1) continue;
+      const swivel = ex[L] === 2;
       const ch = st.chains[L], joint = ch.bones[0];
       for (let c = 0; c < 4; c++) _pre[c] = ctx.localQ[joint * 4 + c];
       const cap = L < 2 ? solver.selfArmMaxDeg : solver.selfLegMaxDeg;
@@ -178,6 +187,28 @@ export const selfCollision = {
         obstacles(st, P, col, solver);
         const depth = deepest(st, L, P, col, solver, joint);
         if (depth <= 1e-4 || total >= cap) break;
+        if (swivel) {
+          // about the shoulder → wrist axis: the elbow and forearm move, the hand stays
+          const w = st.wrist[L] * 3;
+          let ax = P[w] - P[joint * 3], ay = P[w + 1] - P[joint * 3 + 1], az = P[w + 2] - P[joint * 3 + 2];
+          const an = Math.hypot(ax, ay, az);
+          if (an < 1e-9) break;
+          ax /= an; ay /= an; az /= an;
+          const px = _bp[0] - P[joint * 3], py = _bp[1] - P[joint * 3 + 1], pz = _bp[2] - P[joint * 3 + 2];
+          const mx = ay * pz - az * py, my = az * px - ax * pz, mz = ax * py - ay * px;
+          const mn = Math.hypot(mx, my, mz), along = mx * _bn[0] + my * _bn[1] + mz * _bn[2];
+          if (mn < 1e-6 || Math.abs(along) < 1e-9) break;
+          if (!started) {
+            eulerOf(ctx.localQ, joint * 4, ch.eul, 0);
+            ch.wid.set(ch.eul);
+            started = true;
+          }
+          const step = Math.min(depth / mn * DEG, solver.selfStepDeg, cap - total);
+          turnJoint(ctx, ch, 0, ax, ay, az, (along > 0 ? step : -step) / DEG);
+          total += step;
+          ctx.limbsMoved = true;
+          continue;
+        }
         const lx = _bp[0] - P[joint * 3], ly = _bp[1] - P[joint * 3 + 1], lz = _bp[2] - P[joint * 3 + 2];
         const ln = Math.hypot(lx, ly, lz);
         const ax = ly * _bn[2] - lz * _bn[1], ay = lz * _bn[0] - lx * _bn[2], az = lx * _bn[1] - ly * _bn[0];
