@@ -30,8 +30,10 @@ class DocumentResult:
 
     @property
     def explained(self) -> list[Violation]:
-        """Violations the numpy solve's kinematic diagnostics predict (reported, not failing)."""
-        return [] if self.metrics is None else [v for v in self.metrics.violations if v.explained is not None]
+        """Crossings of failing metrics that the numpy solve's kinematic diagnostics predict
+        (reported, not failing)."""
+        return [] if self.metrics is None else [v for v in self.metrics.violations
+                                                if v.explained is not None and v.fails]
 
     @property
     def passed(self) -> bool:

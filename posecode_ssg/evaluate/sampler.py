@@ -227,10 +227,15 @@ class RuntimePage:
     def sample(self, motion: dict[str, Any], hz: float) -> Samples:
         """Sample one motion document at ``hz`` (see the module docstring).
 
-        Raises ``ValueError`` with the runtime's message when the figure rejects the data."""
+        Raises ``ValueError`` with the runtime's message when the figure rejects the data or the
+        page fails while sampling."""
         timing = Timing.of(motion)
         t, keys = sample_times(timing, hz)
-        out = self.page.evaluate(PROBE, {"motion": motion, "times": t.tolist()})
+        try:
+            out = self.page.evaluate(PROBE, {"motion": motion, "times": t.tolist()})
+        except Exception as exc:   # a page error or crash inside the runtime (playwright's Error)
+            text = str(exc).strip().splitlines()
+            raise ValueError(text[0] if text else type(exc).__name__) from None
         if "error" in out:
             raise ValueError(out["error"])
         n, B, L = len(t), len(out["bones"]), len(out["lms"])

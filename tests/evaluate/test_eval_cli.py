@@ -64,3 +64,65 @@ def test_a_missing_browser_gives_one_clear_message(capsys, tmp_path, monkeypatch
     assert code == 2 and out == ""
     assert "pip install 'posecode-ssg[eval]'" in err and "apt-get install chromium" in err
     assert len(err.strip().splitlines()) == 1
+
+
+class FakePage:
+    """Stands in for RuntimePage: returns synthetic samples of the still standing pose, with the
+    left foot sliding ``slide`` metres forward during the first phase."""
+
+    slide = 0.0
+
+    def __init__(self):
+        from eval_synthetic import RIG
+        self.rig = RIG
+        self.problems = []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return None
+
+    def sample(self, motion, hz):
+        import numpy as np
+        from eval_synthetic import move_foot, samples
+        s = samples(motion, hz)
+        delta = np.zeros((len(s.t), 3))
+        # the slide ramps over the first phase (the only one holding the feet)
+        delta[:, 2] = np.clip((s.t % s.timing.duration) / s.timing.times[1], 0, 1) * self.slide
+        move_foot(s, "left", delta, np.ones(len(s.t), bool))
+        return s
+
+
+LOCKED = """posecode exercise "Hold"
+  rig humanoid
+  step "Hold" 1s settle:
+    shoulders: flex 10
+    ground-lock: feet
+"""
+
+
+@pytest.mark.parametrize("slide, code", [(0.007, 1), (0.002, 0)])
+def test_exit_status_and_json_follow_the_thresholds(capsys, tmp_path, monkeypatch, slide, code):
+    import json
+
+    from posecode_ssg.commands import eval as eval_cmd
+
+    (tmp_path / "hold.posecode").write_text(LOCKED)
+    monkeypatch.setattr(eval_cmd, "RuntimePage", type("P", (FakePage,), {"slide": slide}))
+    got, out, _ = run(capsys, str(tmp_path / "hold.posecode"), "--json")
+    assert got == code
+    data = json.loads(out)
+    doc = data["documents"][0]
+    assert data["passed"] is (code == 0) and doc["passed"] is (code == 0)
+    assert doc["path"] == str(tmp_path / "hold.posecode")
+    # the last 60 Hz sample of the phase is at 59/60 s
+    assert doc["metrics"]["drift"] == pytest.approx(slide * 1000 * 59 / 60, abs=0.01)
+    drift = [v for v in doc["violations"] if v["metric"] == "drift"]
+    if code:
+        assert drift[0]["phase"] == "Hold" and drift[0]["limit"] == 5.0 and drift[0]["value"] > 5
+    else:
+        assert drift == []
+    # the table says the same
+    got2, table, _ = run(capsys, str(tmp_path / "hold.posecode"))
+    assert got2 == code and ("FAIL" in table) is bool(code)
