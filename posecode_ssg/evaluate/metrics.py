@@ -486,7 +486,8 @@ def anchored_metrics(ctx: Context, res: DocumentMetrics) -> None:
     gmask = np.zeros(ctx.n, bool)
     pin = np.zeros(ctx.n)
     pmask = np.zeros(ctx.n, bool)
-    subjects: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray, str]]] = {"grip_residual": [], "pin_residual": []}
+    #: per metric: (values, mask, subject) of each anchored contact, for its own violations
+    subjects: dict[str, list[tuple[np.ndarray, np.ndarray, str]]] = {"grip_residual": [], "pin_residual": []}
     for seg, a, b in ctx.runs:
         ph = ctx.phase(seg)
         prev = ctx.phase(seg - 1) if seg > 0 else (ctx.phases[-1] if ctx.s.timing.wrap == 0 else {})
@@ -501,12 +502,12 @@ def anchored_metrics(ctx: Context, res: DocumentMetrics) -> None:
                 m = np.zeros(ctx.n, bool)
                 v[first:b + 1] = r
                 m[first:b + 1] = True
-                subjects[key].append((v, m, None, f"{e} {anchor}"))
+                subjects[key].append((v, m, f"{e} {anchor}"))
                 vals[first:b + 1] = np.maximum(vals[first:b + 1], r)
                 mask[first:b + 1] = True
     for key, vals, mask in (("grip_residual", grip, gmask), ("pin_residual", pin, pmask)):
         _merge(res, key, _worst(vals, mask))
-        for v, m, _, subject in subjects[key]:
+        for v, m, subject in subjects[key]:
             res.violations += _violations(ctx, key, subject, v, m, METRIC[key].limit)
 
     worst = None

@@ -286,3 +286,31 @@ def test_toes_lowered_onto_a_planted_heel_are_measured_when_they_land():
     bad = failing(evaluate_samples(s, mot, RIG), "toe_lift")
     assert len(bad) == 1 and bad[0].value == pytest.approx(8.0, abs=1e-6)
     assert bad[0].t == pytest.approx(s.t[-1])
+
+
+def test_reach_residuals_above_10_mm_are_listed_not_failed():
+    mot = motion([{"name": "Reach", "d": 1.0, "reach": [["hand_left", "floor"], ["hand_right", "floor"]]}])
+    s = samples(mot)
+    # standing: the hands hang far above the floor; lower the right one to 4 mm above it
+    names = ["palm_right"] + [f"{d}_tip_right" for d in RIG["digits"]]
+    low = min(s.landmark(n)[0, 1] for n in names)
+    for n in names:
+        s.lm[:, s.landmarks.index(n), 1] += 0.004 - low
+    res = evaluate_samples(s, mot, RIG)
+    listed = [v for v in res.violations if v.metric == "reach_residual"]
+    assert [v.subject for v in listed] == ["hand_left floor"]
+    assert not listed[0].fails and listed[0].value > 500
+    assert res.worst["reach_residual"] == pytest.approx(listed[0].value)
+    assert not [v for v in res.violations if v.fails]
+
+
+def test_pin_to_a_prop_anchor_is_measured_with_the_sole_on_a_top_surface():
+    box = np.array(RIG["props"]["box"]["anchors"]["box"])
+    mot = motion([{"name": "Up", "d": 1.0, "pin": [["foot_left", "box"]]},
+                  {"name": "Stay", "d": 1.0, "pin": [["foot_left", "box"]]}], props=["box"], wrap=1.0)
+    s = samples(mot)
+    sole = s.landmarks.index("sole_left")
+    s.lm[:, sole] = box + np.array([0.006, 0.0, 0.0])
+    res = evaluate_samples(s, mot, RIG)
+    assert res.worst["pin_residual"] == pytest.approx(6.0, abs=1e-6)
+    assert {v.phase for v in failing(res, "pin_residual")} == {"Up", "Stay"}
