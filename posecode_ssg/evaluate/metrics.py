@@ -768,13 +768,13 @@ def evaluate_samples(samples: Samples, motion: dict[str, Any], rig: dict[str, An
     velocity_metrics(ctx, res)
     res.worst = {m.key: res.worst.get(m.key) for m in METRICS}
     # the extended sample range repeats the first segment: keep one copy of each violation
-    seen, uniq = set(), []
-    for v in sorted(res.violations, key=lambda v: (v.t, v.metric, v.subject)):
-        key = (v.metric, v.subject, round(v.t, 3), round(v.value, 2))
-        if key not in seen:
-            seen.add(key)
-            uniq.append(v)
-    res.violations = uniq
+    # (the larger, should the two loops differ by rounding)
+    best: dict[tuple, Violation] = {}
+    for v in res.violations:
+        key = (v.metric, v.subject, round(v.t, 3))
+        if key not in best or v.value > best[key].value:
+            best[key] = v
+    res.violations = sorted(best.values(), key=lambda v: (v.t, v.metric, v.subject))
     return res
 
 
