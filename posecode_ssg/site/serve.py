@@ -18,9 +18,13 @@ Data flow for one change::
 
 The diff decides what each open tab does: when only the inside of
 ``<posecode-figure>`` elements changed, the tab swaps those figures' motion in
-place (scroll and play state kept); any other change to a page reloads that
-page (scroll restored); a changed stylesheet, script or image reloads every
-tab. Build errors are sent with every event and drawn as an overlay; a page
+place (scroll and play state kept); when only the text around unchanged
+figures changed (a prose edit), the event carries the new page and the tab
+merges its ``<main>`` in place, keeping the live figures; any other change to
+a page reloads that page (scroll restored); a changed stylesheet, script or
+image reloads every tab. The build behind it is incremental and in place
+(``build_site(keep_going=True, in_place=True)``): a prose edit re-renders one
+page and rewrites one file. Build errors are sent with every event and drawn as an overlay; a page
 whose document has errors keeps being served in its last good version (held
 in memory) until the author fixes it.
 
