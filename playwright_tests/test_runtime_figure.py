@@ -103,38 +103,33 @@ def test_sample_at_phase_ends_matches_the_numpy_keyframe_solve(rt_page, runtime_
     assert worst[0] < 0.001, f"{avatar}: largest runtime/solve difference {worst[0] * 1000:.2f} mm at {worst[1]}"
 
 
-# conformance examples whose contacts are all handled by the root-moving passes that exist
-# (grip, pin to floor or prop, ground-lock of feet with foot levelling; reaches already touching); measured
-# agreement ≤ 0.1 mm, the bound is 1 mm. Examples needing leg IK, prop faces or reach CCD wait
-# for those passes (docs/runtime.md "Solve order per frame"). Demi-plie is left out on avatar2
-# and avatar3: its
-# turned-out feet slide more than rig.json solver.plantTolerance on avatar2, where the numpy
-# solve's per-leg CCD takes over (16 mm measured).
-NEEDS_LIMB_IK_OFF_AVATAR1 = {"demi-plie"}
-ROOT_CONTACT_EXAMPLES = ["pull-up", "dead-hang", "hanging-knee-raise", "single-leg-calf-raise", "tendu",
-                         "hip-abduction", "knee-flexion-demo", "high-knee-march", "superman", "heel-raises",
-                         "demi-plie", "squat", "deadlift"]
+# Every conformance example with contacts (ground-lock, pin, grip, reach, props) on every avatar:
+# the runtime's solved pose (timeline, FK, solver passes) against solve_keyframes() at each phase
+# end, within 5 mm for every joint and the foot, hand and head landmarks (issue 5 item 3).
+# Excluded, with the reason:
+AGREEMENT_EXCLUDED = {
+    # the two-feet floor reach during a quarter turn: the runtime's reach CCD (solvers/reach.js)
+    # bends the knees the other way from the numpy _ccd at the 90° and 270° phases (96–108 mm at
+    # the knees, measured 2026-11-30); the props/reach pass owner's to reconcile
+    "quarter-turns": "reach CCD branch at 90°/270° turns",
+}
 
 
 @pytest.mark.parametrize("avatar", ["avatar1", "avatar2", "avatar3"])
 def test_pin_grip_and_ground_lock_agree_with_the_numpy_solve_at_phase_ends(rt_page, runtime_site, avatar):
     docs = {}
-    for name in ROOT_CONTACT_EXAMPLES:
-        try:
-            doc = compiled_example(name, avatar=avatar)
-        except FileNotFoundError:
-            continue
-        if avatar == "avatar1" or name not in NEEDS_LIMB_IK_OFF_AVATAR1:
+    for name in example_names():
+        doc = compiled_example(name, avatar=avatar)
+        if not fk_only(doc) and name not in AGREEMENT_EXCLUDED:
             docs[name] = doc
     if not docs:
         pytest.skip("conformance examples missing")
-    if avatar == "avatar1":
-        assert any(p.get("grip") for d in docs.values() for p in d["phases"])
-    assert any(p.get("pin") for d in docs.values() for p in d["phases"])
-    # at the phase's own end; exactly at the boundary the next phase has begun, and the entry blend
-    # carries only the root over it, not the arm CCD of a grip being let go (see the report)
+    kinds = {k for d in docs.values() for p in d["phases"] for k in ("gl", "pin", "grip", "reach") if p.get(k)}
+    assert kinds == {"gl", "pin", "grip", "reach"}, kinds
+    # at the phase's own end; exactly at the boundary the next phase has begun (its entry blend
+    # starts from this pose, so the two agree there too: see the 60 Hz tests)
     worst = worst_difference_at_phase_ends(rt_page, runtime_site, f"contacts-{avatar}", docs, avatar, exact=False)
-    assert worst[0] < 0.001, f"{avatar}: largest runtime/solve difference {worst[0] * 1000:.2f} mm at {worst[1]}"
+    assert worst[0] < 0.005, f"{avatar}: largest runtime/solve difference {worst[0] * 1000:.2f} mm at {worst[1]}"
 
 
 def test_pull_up_hangs_from_the_bar_and_takes_hold_without_a_jump(rt_page, runtime_site):

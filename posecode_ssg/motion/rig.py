@@ -421,6 +421,7 @@ SOLVER: Mapping[str, float] = MappingProxyType({
     "plantedHeight": 0.05,        # m: a locked contact within this of the floor is planted (KR §6.3)
     "plantTolerance": 0.005,      # m: drift above this on a planted foot is reported
     "plantigradeMaxAnkle": 15.0,  # deg: ankle x above this keeps tiptoe pitch (KR §6.4)
+    "clearanceIterations": 3,     # swing clearance: ankle turns of a free foot whose toe is below the floor
     "plantigradeBlend": 5.0,      # deg: levelled → authored pitch cross-fade over 2× this above it
     "handFloorOutward": 0.04,     # m: floor hand target pushed outward from the shoulder (KR §7.1)
     "elbowFloorHeight": 0.038,    # m: elbow-on-floor joint height (arm radius, KR §7.1)

@@ -34,7 +34,7 @@ from posecode_ssg.language.vocabulary import BACK_BONES, BONES, EFFECTOR_BONE, F
 
 from .collide import resolve_self_collision, self_collision_depth
 from .fk import World, forward_kinematics, subtree
-from .rig import PARENT, PROP_GEOMETRY, SOLVER, START_POSES_TABLE, Avatar, anchor_position, avatar
+from .rig import DIGITS, HAND_STATES, PARENT, PROP_GEOMETRY, SOLVER, START_POSES_TABLE, Avatar, anchor_position, avatar
 from .rotation import axis_angle_matrix, euler_to_matrix, matrix_to_euler, rot_y
 
 __all__ = ["solve_keyframes", "kinematic_diagnostics", "with_columns", "Solution", "PhaseSolution",
@@ -348,6 +348,57 @@ def _hold_weight(low: float, lo: float = 0.2, hi: float = 0.4) -> float:
     h = float(SOLVER["plantedHeight"])
     x = min(1.0, max(0.0, (hi * h - low) / ((hi - lo) * h)))
     return x * x * (3.0 - 2.0 * x)
+
+
+def _clear_free_limbs(pose: _Pose, kf) -> None:
+    """Swing clearance: while the body rests on a ground-locked or floor-pinned contact, a foot
+    with no contact of its own this phase (no lock, pin or reach of the foot or knee) whose toe
+    the pose pushes through the floor is turned up at the ankle — the rotation about the ankle's
+    hinge axis that raises the toe by the depth, solved as A cos θ + B sin θ = C, the root nearest
+    zero, clamped to the ankle's box — not lifted by the floor clamp raising the body off its
+    support. A foot standing on its heel (toes up) is a support: the body rises over it. Same
+    rule in runtime/solvers/root.js ``clearFreeLimbs``."""
+    busy = {c.effector for c in list(kf.pins) + list(kf.reaches) + list(kf.grips)} | set(kf.ground_lock)
+    for s in ("left", "right"):
+        if busy & {f"foot_{s}", f"knee_{s}"}:
+            continue
+        ankle = f"ankle_{s}"
+        for _ in range(int(SOLVER["clearanceIterations"])):
+            w = pose.world()
+            low = w.lowest(subtree(ankle))
+            heel, toe = w.landmarks[f"heel_{s}"], w.landmarks[f"toe_{s}"]
+            if low >= -1e-4 or heel[1] <= toe[1]:
+                break
+            u = w.rot[f"knee_{s}"] @ np.array([1.0, 0.0, 0.0])
+            r = toe - w.pos[ankle]
+            rpar = u * float(u @ r)
+            rperp = r - rpar
+            A, B = float(rperp[1]), float(np.cross(u, rperp)[1])
+            C = float(toe[1] - low - w.pos[ankle][1] - rpar[1])
+            R = math.hypot(A, B)
+            if R < 1e-9:
+                break
+            phi, ac = math.atan2(B, A), math.acos(min(1.0, max(-1.0, C / R)))
+            th = min((math.atan2(math.sin(t), math.cos(t)) for t in (phi + ac, phi - ac)), key=abs)
+            e = pose.euler[ankle]
+            pose.set_euler(ankle, _clamp_box(ankle, (e[0] + math.degrees(th), e[1], e[2]), e))
+
+
+def _close_hand(pose: _Pose, side: str, state: str = "grip") -> None:
+    """Close a hand around the bar (KR §9.2 step 5, §9.3): index to pinky curl about their local
+    X, the thumb curls and turns across (local Z: left −, right +) by rig ``HAND_STATES[state]``;
+    a digit the document authors (non-zero angles) is left as written. Same rule in
+    runtime/solvers/root.js ``closeHand``."""
+    hs = HAND_STATES[state]
+    for d in DIGITS:
+        bone = f"{d}_{side}"
+        if any(abs(v) > 1e-9 for v in pose.euler[bone]):
+            continue
+        if d == "thumb":
+            z = hs["thumbZ"] if side == "left" else -hs["thumbZ"]
+            pose.set_euler(bone, (hs["thumbCurl"], 0.0, z))
+        else:
+            pose.set_euler(bone, (hs["curl"], 0.0, 0.0))
 
 
 def _stance_shift(errors: list[tuple[np.ndarray, float]]) -> np.ndarray:
@@ -734,18 +785,7 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
             for c, a in pin_targets:
                 s = _side(c.effector)
                 _two_bone(pose, f"hip_{s}", f"knee_{s}", f"ankle_{s}", a)
-            # swing clearance: a foot with no contact this phase that the lowered body pushes
-            # through the floor is lifted by its own leg (hip, knee), not by raising the body
-            # off the stance foot
-            busy = {c.effector for c in list(kf.pins) + list(kf.reaches)} | set(kf.ground_lock)
-            for s in ("left", "right"):
-                if f"foot_{s}" in busy:
-                    continue
-                w = pose.world()
-                low = w.lowest(subtree(f"ankle_{s}"))
-                if low < 0:
-                    ankle = f"ankle_{s}"
-                    _two_bone(pose, f"hip_{s}", f"knee_{s}", ankle, w.pos[ankle] + np.array([0.0, -low, 0.0]))
+            _clear_free_limbs(pose, kf)
         elif pin_targets:
             w = pose.world()
             delta = np.mean([a - _effector_point(w, c.effector, c.target) for c, a in pin_targets], axis=0)
@@ -761,6 +801,8 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
                         res.feet.append(FootReport(s, rep[0], rep[1], 0.0, 0.0))
                     pose.move((0.0, -(pose.world().lowest(subtree(f"ankle_{s}"))), 0.0))
         prev_pins = {(c.effector, c.target): a for c, a in pin_targets if c.target == FLOOR}
+        if kf.ground_lock or any(c.target == FLOOR for c, _a in pin_targets):
+            _clear_free_limbs(pose, kf)
 
         # grips (KR §9.2): translate by the mean (anchor − wrist), then CCD each arm
         grip_targets = [(c, np.asarray(anchor_position(c.target), float)) for c in kf.grips]
@@ -773,6 +815,7 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
                 chain = (f"shoulder_{s}", f"elbow_{s}")
                 _ccd(pose, chain, lambda ww, b=EFFECTOR_BONE[c.effector]: ww.pos[b], a,
                      {j: pose.euler[j] for j in chain})
+                _close_hand(pose, s)
 
         if kf.ground_lock:   # drift is measured before the prop push, which may walk the feet
             wd = pose.world()

@@ -5,13 +5,17 @@
  *
  * Contact points (rig.json `landmarks`, `effectors`, `solver`):
  * - a foot on the floor: the lower of its heel and toe sole points; elsewhere its sole centre;
- * - a hand: its palm landmark; a fist, knee, elbow or the pelvis: its bone joint, except that on
- *   the floor the residual is the height of that bone's lowest mesh point;
+ * - a hand: its palm landmark; a fist, knee, elbow or the pelvis: its bone joint; on the floor
+ *   the residual is the gap between that joint's height and its contact height (plan.js
+ *   `contactHeight`: the knee cap's radius, the forearm's, the back's lowest point below the
+ *   pelvis), as the numpy solve's `_residual` measures it;
  * - a grip holds the wrist joint at the anchor (the reference grip translates wrist → anchor);
  * - `back` on the floor: the lowest mesh point of rig.json `backBones`.
  * Residual: |height| for the floor, else the Euclidean distance to the anchor (m).
  * @module solvers/contacts
  */
+
+import { contactHeight, contactHeightRule, propAnchor } from "./plan.js";
 
 /**
  * Resolve the contact list of one phase into records the measure step can evaluate quickly.
@@ -20,10 +24,6 @@
  */
 export function resolveContacts(phase, rig, skeleton) {
   const out = [];
-  const anchorPos = (name) => {
-    for (const p of Object.values(rig.props)) if (p.anchors && p.anchors[name]) return p.anchors[name];
-    return null;
-  };
   const add = (kind, effector, anchor) => {
     const floor = anchor === "floor";
     let bone = -1, point = null;
@@ -38,10 +38,11 @@ export function resolveContacts(phase, rig, skeleton) {
     }
     let target = null, targetName = null;
     if (!floor) {
-      target = anchorPos(anchor);
+      target = propAnchor(rig, anchor);
       if (!target) targetName = anchor; // a body landmark / bone id (reach)
     }
-    out.push({ kind, effector, anchor, point, bone, floor, target, targetName });
+    const rule = floor && bone >= 0 && !point ? contactHeightRule(rig, skeleton, effector) : null;
+    out.push({ kind, effector, anchor, point, bone, floor, target, targetName, rule });
   };
   for (const e of phase.gl || []) add("ground-lock", e, "floor");
   for (const [e, a] of phase.pin || []) add("pin", e, a);
@@ -70,8 +71,9 @@ export function contactResidual(c, sk, backBones) {
       return Math.abs(Math.min(heel[1], toe[1]));
     }
     if (c.point) return Math.abs(sk.point(c.point)[1]);
+    if (!c.rule) return NaN;
     sk.measureLowest();
-    return c.bone >= 0 ? Math.abs(sk.lowestByBone[c.bone]) : NaN;
+    return Math.abs(sk.worldP[c.bone * 3 + 1] - contactHeight(sk, c.rule));
   }
   const p = c.point ? sk.point(c.point) : c.bone >= 0 ? sk.point(sk.boneIds[c.bone]) : null;
   const q = c.target || (c.targetName ? sk.point(c.targetName) : null);

@@ -1,22 +1,29 @@
 /**
  * The solver-pass slot. After the timeline and forward kinematics have posed a figure, each pass
- * below runs once per frame, in this order, on a {@link SolveContext}:
+ * below runs once per frame, in this order, on a {@link SolveContext} (docs/runtime.md "Solve
+ * order per frame"; the numpy keyframe solve posecode_ssg/motion/solve.py runs the same steps):
  *
- *   1. `grounding`      bounding-box drop of floor-bound phases (kinematics-reference §4, §6)
- *   2. `ground-lock`    planted feet held where they were when the phase began (root moves;
- *                       leg IK and foot levelling not yet)                      (root.js)
- *   3. `pin`            translate the root so a pinned effector meets its anchor (root.js)
- *   4. `grip`           translate the root so the wrists meet the bar (arm CCD, orienting
- *                       and closing the hands not yet)                          (root.js)
- *   5. `props`          push the body out of prop blocking faces, root along a face's normal
- *                       or the hip clear of a limb face (KR §10.1)              (props.js)
- *   6. `reach`          CCD within the ROM boxes, blended across boundaries; residual
- *                       reported by sample() contacts (KR §7, §5.3)             (reach.js)
- *   7. `self-collision` bounded shoulder/hip push of free limbs out of the torso and the
- *                       other leg (KR §10.2), then the floor clamp of limb changes (selfcollision.js)
- *   8. `floor-clamp`    floor-bound phases touch the floor, none sinks (KR §6.1 step 14) (root.js)
+ *   1. `grounding`       bounding-box drop of floor-bound phases (KR §4, §6)      (grounding.js)
+ *   2. `ground-lock`     each held foot on its anchor: stance shift of the root, two-bone leg
+ *                        IK (limb.js), levelling with a foot-flat warning when the ankle's range
+ *                        cannot; hands/forearms + feet pivot the body about the ankles (root.js)
+ *   3. `pin`             translate the root so a pinned effector meets its anchor; stance legs
+ *                        of a travelling gait by two-bone IK                      (root.js)
+ *   4. `swing-clearance` a free foot whose toe goes through the floor turns up at the ankle
+ *                        instead of the body being lifted off its support         (root.js)
+ *   5. `grip`            translate the root so the wrists meet the bar, arm CCD  (root.js, ccd.js)
+ *   6. `props`           push the body out of prop blocking faces, root along a face's normal
+ *                        or the hip clear of a limb face (KR §10.1)              (props.js)
+ *   7. `reach`           CCD within the ROM boxes, blended across boundaries; residual
+ *                        reported by sample() contacts (KR §7, §5.3)             (reach.js)
+ *   8. `self-collision`  bounded shoulder/hip push of free limbs out of the torso and the
+ *                        other leg (KR §10.2), then the floor clamp of limb changes (selfcollision.js)
+ *   9. `floor-clamp`     floor-bound phases touch the floor, none sinks (KR §6.1 step 14);
+ *                        foot-lifted warning for a held foot left off the floor   (root.js)
+ *  10. `entry-blend`     the offset between the previous phase's solved end and this segment's
+ *                        solve at its start fades out (root, root rotation, joints) (blend.js)
  *
- * Passes 2–4 and 8 read `ctx.plan`, the segment's contact plan built once at load
+ * Passes 2–5, 9 and 10 read `ctx.plan`, the segment's contact plan built once at load
  * (plan.js), and `ctx.root` / `ctx.startPos` (turn, travel, grounded base root).
  *
  * A pass is `{name, run(ctx)}`; `run` mutates `ctx.skeleton` (root transform, local rotations via
@@ -29,17 +36,17 @@
  */
 
 import { grounding } from "./grounding.js";
-import { floorClamp, grip, groundLock, pin } from "./root.js";
+import { floorClamp, grip, groundLock, pin, swingClearance } from "./root.js";
 import { entryBlend } from "./blend.js";
 import { props } from "./props.js";
 import { reach } from "./reach.js";
 import { selfCollision } from "./selfcollision.js";
 
 /** The passes that exist, in run order (a subsequence of the order documented above). */
-export const PASSES = [grounding, groundLock, pin, grip, props, reach, selfCollision, floorClamp, entryBlend];
+export const PASSES = [grounding, groundLock, pin, swingClearance, grip, props, reach, selfCollision, floorClamp, entryBlend];
 
 /** The documented full order (names), for tests and docs. */
-export const PASS_ORDER = ["grounding", "ground-lock", "pin", "grip", "props", "reach", "self-collision", "floor-clamp", "entry-blend"];
+export const PASS_ORDER = ["grounding", "ground-lock", "pin", "swing-clearance", "grip", "props", "reach", "self-collision", "floor-clamp", "entry-blend"];
 
 /**
  * Run every pass on `ctx` in order.

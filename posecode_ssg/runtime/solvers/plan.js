@@ -21,7 +21,8 @@ import { makeChain } from "./ccd.js";
 
 const SIDES = ["left", "right"];
 
-function propAnchor(rig, name) {
+/** A prop anchor's world point ([x, y, z] m) from rig.json `props`, or null. */
+export function propAnchor(rig, name) {
   for (const p of Object.values(rig.props)) if (p.anchors && p.anchors[name]) return p.anchors[name];
   return null;
 }
@@ -76,30 +77,22 @@ export function contactHeight(sk, rule) {
 }
 
 /**
- * The warning a ground-locked foot raises while the ankle's range cannot put its sole flat
- * (solve.py `kinematic-foot-flat`; issue 5 "never a silent heel lift"): `{code, foot, phase,
- * needed, limit, message}`, angles in degrees, `message` built when read (nothing is allocated
- * per frame).
+ * A warning a held ground-locked foot raises (issue 5: never a silent heel lift or slide), reused
+ * every frame it applies: `{code, foot, phase, value, limit, message}`; `message` is built when
+ * read, so nothing is allocated per frame. Codes: `foot-flat` (the ankle's range cannot level the
+ * sole: `value` the needed ankle x, `limit` the box edge, degrees; solve.py `kinematic-foot-flat`),
+ * `foot-lifted` (the rest of the pose keeps the foot off the floor: `value` its height, m),
+ * `foot-drift` (the leg cannot bring it back to its anchor: `value` the distance, m;
+ * solve.py `kinematic-foot-drift`).
  */
-function footFlatWarning(foot, phase) {
-  const w = { code: "foot-flat", foot, phase, needed: 0, limit: 0 };
+function footWarning(code, foot, phase) {
+  const w = { code, foot, phase, value: 0, limit: 0 };
   Object.defineProperty(w, "message", { enumerable: true, get() {
-    const heel = this.needed < this.limit;
-    return `${this.foot} cannot stay flat in phase "${this.phase}": the sole needs ${Math.abs(this.needed).toFixed(0)}° ` +
-      `of ankle ${heel ? "dorsiflexion" : "plantarflexion"}, the range allows ${Math.abs(this.limit).toFixed(0)}°`;
-  } });
-  return w;
-}
-
-/**
- * The warning a held ground-locked foot raises when the rest of the body (the floor clamp of a
- * lower point, a prop or a reach) leaves it above the floor: `{code, foot, phase, height,
- * message}`, height in metres, `message` built when read.
- */
-function footLiftedWarning(foot, phase) {
-  const w = { code: "foot-lifted", foot, phase, height: 0 };
-  Object.defineProperty(w, "message", { enumerable: true, get() {
-    return `${this.foot} is ground-locked in phase "${this.phase}" but the pose holds it ${(this.height * 1000).toFixed(0)} mm above the floor`;
+    const v = this.value, at = `${this.foot} in phase "${this.phase}"`;
+    if (code === "foot-lifted") return `${at} is ground-locked but held ${(v * 1000).toFixed(0)} mm above the floor`;
+    if (code === "foot-drift") return `${at} slides ${(v * 1000).toFixed(0)} mm although it is ground-locked`;
+    return `${at} cannot stay flat: the sole needs ${Math.abs(v).toFixed(0)}° of ankle ` +
+      `${v < this.limit ? "dorsiflexion" : "plantarflexion"}, the range allows ${Math.abs(this.limit).toFixed(0)}°`;
   } });
   return w;
 }
@@ -107,7 +100,7 @@ function footLiftedWarning(foot, phase) {
 /** An empty plan (no root-moving contact). */
 export function emptyPlan() {
   return { lockFeet: new Int8Array(0), lockAnchor: new Float64Array(0), lockHeld: new Uint8Array(0),
-    lockAnkles: new Int16Array(0), lockPivot: false, uppers: [], pins: [], stance: false, grips: [], blend: new Float64Array(3), blends: false };
+    lockAnkles: new Int16Array(0), lockPivot: false, uppers: [], pins: [], stance: false, swing: [], grips: [], blend: new Float64Array(3), blends: false };
 }
 
 /**
@@ -123,6 +116,7 @@ export function emptyPlan() {
  */
 export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevRoot, gait) {
   const plan = emptyPlan();
+  plan.swing = [];
   const planted = rig.solver.plantedHeight;
   plan.ankle = Int16Array.from(SIDES.map((s) => sk.index.get(`ankle_${s}`)));
   plan.knee = Int16Array.from(SIDES.map((s) => sk.index.get(`knee_${s}`)));
@@ -151,8 +145,9 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
     plan.lockPlanted = new Uint8Array(feet.length);
     plan.lockWorld = new Float64Array(feet.length * 3);
     plan.lockTarget = new Float64Array(3);
-    plan.footFlat = feet.map((s) => footFlatWarning(`foot_${s}`, phase.name));
-    plan.footLifted = feet.map((s) => footLiftedWarning(`foot_${s}`, phase.name));
+    plan.footFlat = feet.map((s) => footWarning("foot-flat", `foot_${s}`, phase.name));
+    plan.footLifted = feet.map((s) => footWarning("foot-lifted", `foot_${s}`, phase.name));
+    plan.footDrift = feet.map((s) => footWarning("foot-drift", `foot_${s}`, phase.name));
     plan.lockHeel = Int16Array.from(feet.map((s) => sk.landmarkIndex.get(`heel_${s}`)));
     plan.lockToe = Int16Array.from(feet.map((s) => sk.landmarkIndex.get(`toe_${s}`)));
     // a single locked foot is the pivot of a turn: world-fixed, only carried by travel
@@ -200,19 +195,30 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
   // pins are all floor foot pins keeps its travelled root; the stance legs reach the plants, and a
   // free foot pushed through the floor is lifted by its own leg
   plan.stance = gait && plan.pins.length > 0 && plan.pins.every((q) => q.chain);
-  if (plan.stance) {
-    const busy = new Set([...(phase.pin || []), ...(phase.reach || [])].map(([e]) => e).concat(phase.gl || []));
-    plan.swing = SIDES.filter((s) => !busy.has(`foot_${s}`))
-      .map((s) => ({ ankle: sk.index.get(`ankle_${s}`), chain: makeChain(rig, sk, [`hip_${s}`, `knee_${s}`], `ankle_${s}`) }));
-    plan.stanceTarget = new Float64Array(3);
+  // swing clearance (root.js `clearFreeLimbs`): while resting on a locked or floor-pinned contact,
+  // a free foot whose toe the pose pushes through the floor is turned up at the ankle
+  const busy = new Set([...(phase.pin || []), ...(phase.reach || []), ...(phase.grip || [])].map(([e]) => e).concat(phase.gl || []));
+  if ((phase.gl || []).length || plan.pins.some((q) => q.floor)) {
+    for (const s of SIDES) {
+      if (busy.has(`foot_${s}`) || busy.has(`knee_${s}`)) continue;
+      plan.swing.push({ side: s === "left" ? 0 : 1, ankle: sk.index.get(`ankle_${s}`), knee: sk.index.get(`knee_${s}`),
+        heel: sk.landmarkIndex.get(`heel_${s}`), toe: sk.landmarkIndex.get(`toe_${s}`),
+        box: Float64Array.from(rig.rom[`ankle_${s}`].x) });
+    }
   }
+  plan.stanceTarget = new Float64Array(3);
   for (const [effector, anchor] of phase.grip || []) {
     const p = propAnchor(rig, anchor);
     if (!p) continue;
     const side = effector.endsWith("_left") ? "left" : "right";
     const wrist = rig.effectors[effector] || effector;
+    // the closed hand (KR §9.3, rig.json handStates.grip): per digit its bone and XYZ Euler degrees
+    const hs = rig.handStates.grip, digits = rig.digits || [];
+    const fingers = Int16Array.from(digits.map((d) => sk.index.get(`${d}_${side}`)));
+    const curl = Float64Array.from(digits.flatMap((d) => (d === "thumb"
+      ? [hs.thumbCurl, 0, side === "left" ? hs.thumbZ : -hs.thumbZ] : [hs.curl, 0, 0])));
     plan.grips.push({ effector, anchor, bone: sk.index.get(wrist), target: Float64Array.from(p),
-      chain: makeChain(rig, sk, [`shoulder_${side}`, `elbow_${side}`], wrist) });
+      chain: makeChain(rig, sk, [`shoulder_${side}`, `elbow_${side}`], wrist), fingers, curl });
   }
   return plan;
 }

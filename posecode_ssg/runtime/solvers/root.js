@@ -1,17 +1,17 @@
 /**
- * Root-moving contact passes: ground-lock (feet), pin and grip translate the whole posed figure,
- * as the build-time keyframe solve does before its limb IK (posecode_ssg/motion/solve.py;
- * kinematics-reference §6.2, §8, §9.2; spec §5 "pin moves the body"). Each reads the segment's
- * {@link module:solvers/plan} (`ctx.plan`) and allocates nothing.
+ * Contact passes that hold the body on its supports: ground-lock (per foot: stance shift of the
+ * root, two-bone leg IK, levelling; hands/forearms pivot), pin (root translation; stance legs of
+ * a travelling gait), swing clearance, grip (root translation, arm CCD) and the floor clamp — the
+ * same steps as the build-time keyframe solve (posecode_ssg/motion/solve.py; kinematics-reference
+ * §6.2–§6.4, §8, §9.2; spec §5 "pin moves the body"). Each reads the segment's
+ * {@link module:solvers/plan} (`ctx.plan`) and allocates nothing per frame.
  *
- * Not yet here (the numpy solve has them): the per-leg CCD of ground-lock,
- * the hands/forearms pivot and the `back` lock, hand orientation and closed fingers of grip, the stance-leg IK of a
- * travelling gait's floor pins.
+ * Not here yet: orienting a gripping hand to the bar (KR §9.2 step 4, dip bars).
  * @module solvers/root
  */
 
 import { contactHeight } from "./plan.js";
-import { mul, rotateVec } from "../quat.js";
+import { fromEulerXYZ, mul, rotateVec } from "../quat.js";
 import { ccd } from "./ccd.js";
 import { twoBone } from "./limb.js";
 
@@ -126,13 +126,20 @@ export const groundLock = {
       }
     }
     if (p.uppers.length) pivotOnFeet(ctx);
+    // a held foot the leg could not bring back to its anchor is reported (never a silent slide)
+    const tol = ctx.rig.solver.plantTolerance;
+    for (let k = 0; k < n; k++) {
+      if (!(p.lockWeight[k] >= 0.999)) continue;
+      const l = p.lockSole[k] * 3, d = Math.hypot(A[k * 3] - L[l], A[k * 3 + 2] - L[l + 2]);
+      if (d > tol) { p.footDrift[k].value = d; ctx.warnings.push(p.footDrift[k]); }
+    }
     if (!p.lockLevel) return;
     for (let k = 0; k < n; k++) {
       if (!p.lockPlanted[k]) continue;
       const miss = levelFoot(ctx, p.lockFeet[k], auth[k]);
       if (Math.abs(miss) > 0.25 && p.lockWeightV[k] >= 0.999) { // a foot being let go is not planted
         const wr = p.footFlat[k];
-        wr.needed = _level.needed; wr.limit = _level.used;
+        wr.value = _level.needed; wr.limit = _level.used;
         ctx.warnings.push(wr);
       }
     }
@@ -254,14 +261,68 @@ function stance(ctx, pins) {
   }
   sk.translate(0, -drop, 0);
   for (let i = 0; i < pins.length; i++) twoBone(ctx, pins[i].chain, pins[i].target);
-  const sw = ctx.plan.swing;
+  clearFreeLimbs(ctx);
+}
+
+/**
+ * Swing clearance (solve.py `_clear_free_limbs`): while the body rests on a ground-locked or
+ * floor-pinned contact, a foot with no contact of its own this phase whose toe the pose pushes
+ * through the floor is turned up at the ankle — the rotation θ about the ankle's hinge axis u
+ * (the knee's world X) that raises the toe by the depth: with r = toe − ankle split about u,
+ * A cos θ + B sin θ = C (A = r⊥·y, B = (u × r⊥)·y), the root nearest zero, clamped to the
+ * ankle's box; at most `solver.clearanceIterations` times. A foot standing on its heel (toes up)
+ * is a support: the floor clamp raises the body over it.
+ */
+function clearFreeLimbs(ctx) {
+  const sk = ctx.skeleton, P = sk.worldP, L = sk.landmarkP, W = sk.worldQ, q = ctx.localQ, sw = ctx.plan.swing, lb = sk.lowestByBone;
   for (let i = 0; i < sw.length; i++) {
-    sk.measureLowest();
-    const low = sk.lowestByBone[sw[i].ankle], a = sw[i].ankle * 3;
-    if (!(low < 0)) continue;
-    T[0] = P[a]; T[1] = P[a + 1] - low; T[2] = P[a + 2];
-    twoBone(ctx, sw[i].chain, T);
+    const f = sw[i], a = f.ankle * 3, o = f.ankle * 4, k4 = f.knee * 4, h = f.heel * 3, t = f.toe * 3;
+    for (let it = 0; it < ctx.rig.solver.clearanceIterations; it++) {
+      sk.measureLowest();
+      const low = lb[f.ankle];
+      if (!(low < -1e-4) || L[h + 1] <= L[t + 1]) break;
+      const x = W[k4], y = W[k4 + 1], z = W[k4 + 2], w = W[k4 + 3];
+      const ux = 1 - 2 * (y * y + z * z), uy = 2 * (x * y + w * z), uz = 2 * (x * z - w * y);
+      const rx = L[t] - P[a], ry = L[t + 1] - P[a + 1], rz = L[t + 2] - P[a + 2];
+      const ru = rx * ux + ry * uy + rz * uz;
+      const px = rx - ux * ru, py = ry - uy * ru, pz = rz - uz * ru;
+      const A = py, B = uz * px - ux * pz, C = L[t + 1] - low - P[a + 1] - uy * ru;
+      const R = Math.hypot(A, B);
+      if (R < 1e-9) break;
+      const phi = Math.atan2(B, A), ac = Math.acos(Math.min(1, Math.max(-1, C / R)));
+      let t1 = phi + ac, t2 = phi - ac;
+      t1 = Math.atan2(Math.sin(t1), Math.cos(t1)); t2 = Math.atan2(Math.sin(t2), Math.cos(t2));
+      const th = Math.abs(t1) <= Math.abs(t2) ? t1 : t2;
+      const x0 = 2 * Math.atan2(q[o], q[o + 3]) * DEG;
+      const xv = Math.min(Math.max(x0 + th * DEG, Math.min(f.box[0], x0)), Math.max(f.box[1], x0)) / DEG;
+      q[o] = Math.sin(0.5 * xv); q[o + 1] = 0; q[o + 2] = 0; q[o + 3] = Math.cos(0.5 * xv);
+      sk.forward(q);
+    }
   }
+}
+
+/** Swing clearance as its own pass, after ground-lock and pin (see {@link clearFreeLimbs}). */
+export const swingClearance = {
+  name: "swing-clearance",
+  run(ctx) {
+    if (ctx.plan.swing.length) clearFreeLimbs(ctx);
+  },
+};
+
+/**
+ * Close a gripping hand around the bar (KR §9.2 step 5, §9.3; solve.py `_close_hand`): each digit
+ * takes rig.json `handStates.grip` (index to pinky curl about X, the thumb's curl and its turn
+ * across about Z, mirrored for the right hand), unless the document authors it (its timeline
+ * rotation is not the identity).
+ */
+function closeHand(ctx, g) {
+  const q = ctx.localQ, f = g.fingers;
+  for (let i = 0; i < f.length; i++) {
+    const o = f[i] * 4;
+    if (Math.abs(q[o + 3]) < 1 - 1e-12) continue;
+    fromEulerXYZ(q, o, g.curl[i * 3], g.curl[i * 3 + 1], g.curl[i * 3 + 2]);
+  }
+  ctx.skeleton.forward(q);
 }
 
 /**
@@ -280,8 +341,11 @@ export const grip = {
       dx += g[i].target[0] - w[o]; dy += g[i].target[1] - w[o + 1]; dz += g[i].target[2] - w[o + 2];
     }
     sk.translate(dx / n, dy / n, dz / n);
-    // then each arm reaches its anchor (CCD, elbow bends −x)
-    for (let i = 0; i < n; i++) ccd(ctx, g[i].chain, g[i].target, -1);
+    // then each arm reaches its anchor (CCD, elbow bends −x) and the hand closes
+    for (let i = 0; i < n; i++) {
+      ccd(ctx, g[i].chain, g[i].target, -1);
+      closeHand(ctx, g[i]);
+    }
   },
 };
 
@@ -289,8 +353,8 @@ export const grip = {
  * Floor clamp (kinematics-reference §6.1 step 14): after the root-moving passes, a floor-bound
  * phase touches the floor with its lowest point and no phase sinks below it (only when a
  * root-moving pass had something to do this segment); a held ground-locked foot left more than
- * `solver.plantTolerance` above the floor then raises a `foot-lifted` warning (never a silent
- * lift). The entry blend follows (blend.js).
+ * half of `solver.plantTolerance` above the floor then raises a `foot-lifted` warning (never a
+ * silent lift). The entry blend follows (blend.js).
  */
 export const floorClamp = {
   name: "floor-clamp",
@@ -301,11 +365,11 @@ export const floorClamp = {
       if (Number.isFinite(low) && (ctx.floorBound || low < 0)) sk.translate(0, -low, 0);
     }
     // a firmly held locked foot that the rest of the pose keeps off the floor is reported
-    const L = sk.landmarkP, tol = ctx.rig.solver.plantTolerance;
+    const L = sk.landmarkP, tol = 0.5 * ctx.rig.solver.plantTolerance;   // so heel and toe stay within the tolerance
     for (let k = 0; k < p.lockFeet.length; k++) {
       if (!p.lockHeld[k] || !(p.lockWeightV[k] >= 0.999)) continue;
       const h = Math.min(L[p.lockHeel[k] * 3 + 1], L[p.lockToe[k] * 3 + 1]);
-      if (h > tol) { p.footLifted[k].height = h; ctx.warnings.push(p.footLifted[k]); }
+      if (h > tol) { p.footLifted[k].value = h; ctx.warnings.push(p.footLifted[k]); }
     }
   },
 };

