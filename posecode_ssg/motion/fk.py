@@ -93,31 +93,39 @@ class World:
             return self.pos[name]
         return self.landmarks[name]
 
-    def lowest_by_bone(self) -> dict[str, float]:
+    def lowest_by_bone(self, bones=None) -> dict[str, float]:
         """Lowest mesh y (m) per bone: each capsule is attributed to its child bone, each
-        ellipsoid volume and sole box to the bone that carries it."""
+        ellipsoid volume and sole box to the bone that carries it. With ``bones`` (an iterable
+        of bone names) only those bones are measured (the others stay ``inf``)."""
         prep = _prepared(self.avatar)
         pos, rot, marks = self.pos, self.rot, self.landmarks
         low: dict[str, float] = dict.fromkeys(BONES, math.inf)
+        wanted = low if bones is None else frozenset(bones)
         for a, b, is_mark, owner, r0, r1 in prep.segments:
+            if owner not in wanted:
+                continue
             ya = float(pos[a][1]) - r0
             yb = float((marks if is_mark else pos)[b][1]) - r1
             low[owner] = min(low[owner], ya, yb)
         for bone, off, rscale in prep.volumes:
+            if bone not in wanted:
+                continue
             R = rot[bone]
             c = pos[bone] + R @ off
             m = R[1] * rscale
             low[bone] = min(low[bone], float(c[1]) - math.sqrt(float(m.dot(m))))  # = np.linalg.norm(m)
         box = prep.sole_box
         for bone in ("ankle_left", "ankle_right"):
+            if bone not in wanted:
+                continue
             corners = box @ rot[bone].T + pos[bone]
             low[bone] = min(low[bone], float(corners[:, 1].min()))
         return low
 
     def lowest(self, bones=None) -> float:
         """Lowest mesh y (m) over ``bones`` (default: the whole figure)."""
-        low = self.lowest_by_bone()
-        keys = BONES if bones is None else bones
+        keys = BONES if bones is None else tuple(bones)
+        low = self.lowest_by_bone(None if bones is None else keys)
         return float(min(low[b] for b in keys))
 
     def sole_corners(self, side: str) -> np.ndarray:

@@ -69,3 +69,10 @@ def test_lowest_by_bone_matches_the_mesh_definition():
     for b in BONES:
         assert low[b] == pytest.approx(expected[b], abs=1e-12), b
     assert world.lowest() == pytest.approx(min(expected.values()), abs=1e-12)
+    from posecode_ssg.motion.fk import subtree
+
+    for bone in ("ankle_left", "hip_right", "shoulder_left", "neck"):  # a part measures only its bones
+        part = subtree(bone)
+        assert world.lowest(part) == pytest.approx(min(expected[b] for b in part), abs=1e-12)
+        only = world.lowest_by_bone(part)
+        assert all(only[b] == low[b] for b in part) and all(only[b] == np.inf for b in BONES if b not in part)
