@@ -58,6 +58,21 @@ MOVEMENTS = [
     ("dumbbell-lateral-raise", "strength/dumbbell-lateral-raise/", 0, "avatar2, front view"),
 ]
 
+#: Frames whose pose was wrong when the baselines were reviewed (docs/testing.md): no baseline is
+#: kept for them, since a baseline of a wrong pose would lock the bug in. They are still drawn
+#: (the actual image goes to the artifacts folder) and the movement is reported as xfail naming
+#: them; when the pose is fixed, delete the entry, run --update-baselines and review the frames.
+KNOWN_WRONG = {
+    ("push-up", "p1-mid"): "palms 68 mm above the floor (ground-lock hands residual), only fingertips down",
+    ("push-up", "p1-end"): "palms 68 mm above the floor (ground-lock hands residual), only fingertips down",
+    ("push-up", "p2-mid"): "palms 67 mm above the floor (ground-lock hands residual), only fingertips down",
+    ("push-up", "p2-end"): "palms 68 mm above the floor (ground-lock hands residual), only fingertips down",
+    ("prone-on-elbows", "p1-mid"): "body lifted on straight arms, pelvis 39 cm off the floor (pin pelvis floor)",
+    ("prone-on-elbows", "p7-mid"): "body lifted on straight arms, pelvis 40 cm off the floor (pin pelvis floor)",
+    ("box-step-up", "p1-end"): "right foot inside the box's front face instead of on its top",
+    ("box-step-up", "p4-mid"): "right foot and shin pass through the box top while stepping down",
+}
+
 #: pins the frame to the figure: a fixed square view, the overlay controls (rep counter, reset
 #: button) hidden so the screenshot holds only what the runtime drew
 SCREENSHOT_CSS = """
@@ -161,16 +176,20 @@ def test_frames_match_the_baselines(shot_context, built_site, update_baselines, 
                                     keys, crop):
     fig_id, doc = figure_motion(built_site, page_path, index)
     page, el = open_figure(shot_context, built_site, page_path, fig_id, keys, CROP_VIEW_PX if crop else VIEW_PX)
-    failures = []
+    failures, known = [], []
     for frame, t, label in frame_times(doc):
         png = shoot(page, el, t, crop)
         actual = load_rgb(png)
         assert actual.shape == (VIEW_PX, VIEW_PX, 3)
         baseline = BASELINES / name / f"{frame}.png"
+        out = ARTIFACTS / name
+        if (name, frame) in KNOWN_WRONG:
+            save_png(actual, out / f"{frame}-actual.png")
+            known.append(f"{frame}: {KNOWN_WRONG[name, frame]}")
+            continue
         if update_baselines:
             save_png(actual, baseline)
             continue
-        out = ARTIFACTS / name
         if not baseline.exists():
             save_png(actual, out / f"{frame}-actual.png")
             failures.append(f"{frame} ({label}, t={t}): no baseline {baseline.relative_to(REPO)}; "
@@ -187,6 +206,8 @@ def test_frames_match_the_baselines(shot_context, built_site, update_baselines, 
     page.close()
     assert not problems, problems
     assert not failures, f"{name} ({covers}): {len(failures)} frame(s) changed:\n" + "\n".join(failures)
+    if known:
+        pytest.xfail(f"{name}: {len(known)} frame(s) with a known wrong pose, not compared: " + "; ".join(known))
 
 
 def test_the_movements_cover_the_vocabulary(built_site):
@@ -209,7 +230,7 @@ def test_the_movements_cover_the_vocabulary(built_site):
     assert any(bone.split("_")[0] in DIGITS for p in phases for bone in p.get("q", {})), "no finger moves"
     # and every frame named by the list has its baseline committed
     names = {f"{n}/{f}.png" for n, path, i, *_ in MOVEMENTS
-             for f, _, _ in frame_times(figure_motion(built_site, path, i)[1])}
+             for f, _, _ in frame_times(figure_motion(built_site, path, i)[1]) if (n, f) not in KNOWN_WRONG}
     present = {str(p.relative_to(BASELINES)) for p in BASELINES.glob("*/*.png")}
     assert names <= present, f"baselines missing: {sorted(names - present)[:5]}"
     assert not present - names, f"stale baselines: {sorted(present - names)[:5]}"
