@@ -27,7 +27,6 @@ import argparse
 import functools
 import gzip
 import http.server
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -38,6 +37,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "playwright_tests"))  # pages.py as a top-level module
 sys.path.insert(0, str(REPO))
 
+from posecode_ssg.evaluate.browser import have_browser, launch_args  # noqa: E402
 from pages import (BUNDLE, TIMELINE_PROBE, RuntimeSite, compiled_example, euler_quat,  # noqa: E402
                    example_names, figure_html, motion)
 
@@ -58,13 +58,6 @@ def payload() -> None:
     print("JS a page loads (one file: runtime + the three.js it imports)")
     print(f"  posecode-runtime.js   raw {kb(len(raw)):>9}   gzip {kb(len(gzip.compress(raw, 9))):>8}   (target ≤ 165 KB gzip)")
     print(f"  of which our code     raw {kb(len(own)):>9}   gzip {kb(len(gzip.compress(own, 9))):>8}   (target ≤ 25 KB gzip)")
-
-
-def chromium_path() -> str | None:
-    for c in ("/usr/bin/chromium", shutil.which("chromium")):
-        if c and Path(c).exists():
-            return c
-    return None
 
 
 MEASURE = """async (frames) => {
@@ -176,7 +169,9 @@ def main() -> int:
         print("runtime bundle missing: pip install -e . (needs Node.js)")
         return 1
     payload()
-    exe = chromium_path()
+    if not have_browser():
+        print("no Chromium found (apt-get install chromium)")
+        return 1
     from playwright.sync_api import sync_playwright
 
     names = example_names()
@@ -187,7 +182,7 @@ def main() -> int:
         grid = ("<style>body{max-width:none}.fig{display:inline-block;width:300px;margin:4px;"
                 "vertical-align:top}</style>")
         with sync_playwright() as p:
-            browser = p.chromium.launch(**({"executable_path": exe} if exe else {}))
+            browser = p.chromium.launch(**launch_args())
             continuity(browser, site, docs)
             fidelity(browser, site, docs)
             print("\nFrame cost per figure-frame, headless Chromium (SwiftShader), 1280×800")

@@ -38,7 +38,8 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-CHROMIUM = os.environ.get("POSECODE_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+sys.path.insert(0, str(REPO))
+from posecode_ssg.evaluate.browser import launch_args  # noqa: E402
 
 
 def start_server(project: Path) -> tuple[subprocess.Popen[str], str]:
@@ -111,7 +112,7 @@ def main() -> int:
                              if line and line[0].isalpha() and " " in line and "```" not in line
                              and ":" not in line)
             with sync_playwright() as pw:
-                browser = pw.chromium.launch(executable_path=CHROMIUM)
+                browser = pw.chromium.launch(**launch_args())
                 page = browser.new_page(viewport={"width": 1000, "height": 800})
                 page.goto(url)
                 page.wait_for_function("window.posecodeLive && window.posecodeLive.instance")

@@ -1,5 +1,5 @@
-"""Fixtures for the browser tests: Debian's Chromium (or Playwright's own browser when it is
-installed), a static HTTP server on 127.0.0.1 in a daemon thread, and a :class:`RuntimeSite`
+"""Fixtures for the browser tests: Playwright's own Chromium where it is installed, else
+Debian's, a static HTTP server on 127.0.0.1 in a daemon thread, and a :class:`RuntimeSite`
 that holds the runtime bundle, rig.json and generated pages (../shared/design/browser-stack.md §1).
 Tests skip, not fail, when no Chromium is found."""
 
@@ -32,7 +32,7 @@ def update_baselines(pytestconfig) -> bool:
 
 @pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args):
-    """Launch Debian's Chromium when present (Playwright's own download does not work here)."""
+    """Launch :data:`CHROMIUM`: Playwright's own where installed, else Debian's (docs/testing.md)."""
     if CHROMIUM is None:
         return browser_type_launch_args
     return {**browser_type_launch_args, "executable_path": CHROMIUM}

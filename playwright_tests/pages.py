@@ -24,7 +24,7 @@ RUNTIME_DIR = REPO / "posecode_ssg" / "runtime"
 BUNDLE = RUNTIME_DIR / "dist" / "posecode-runtime.js"
 
 from tests.conftest import SHARED, shared_path  # noqa: E402  (one home for ../shared)
-from posecode_ssg.evaluate.browser import find_chromium, playwright_has_own_browser  # noqa: E402,F401  (one home for the browser)
+from posecode_ssg.evaluate.browser import chromium_executable  # noqa: E402  (one home for the browser)
 
 
 def script_json(data: dict) -> str:
@@ -112,8 +112,9 @@ POSTER = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100" role="i
           'stroke="#555" stroke-width="6"/></svg>')
 
 
-CHROMIUM = find_chromium()
-HAVE_BROWSER = CHROMIUM is not None or playwright_has_own_browser()
+#: the Chromium every browser test launches: Playwright's own where installed, else the system's
+CHROMIUM = chromium_executable()
+HAVE_BROWSER = CHROMIUM is not None
 #: mark for tests that need a browser: they skip, not fail, without one
 needs_browser = pytest.mark.skipif(not HAVE_BROWSER, reason="no Chromium found (apt-get install chromium)")
 

@@ -1,8 +1,10 @@
 """Headless Chromium for ``posecode-ssg eval`` and the browser tests: one home for finding and
 launching the browser (../shared/design/browser-stack.md §1).
 
-Debian's ``/usr/bin/chromium`` is preferred (``$POSECODE_CHROMIUM`` overrides it); Playwright's own
-download is used when it is installed and no system Chromium is found. Playwright already passes
+The browser is, in this order: ``$POSECODE_CHROMIUM``; Playwright's own Chromium, where its download
+is installed for the installed Playwright version (the build Playwright is tested with); else the
+system Chromium (Debian's ``/usr/bin/chromium``, which is what CI installs: Playwright's download
+does not work on this machine kind). Playwright already passes
 ``--headless --no-sandbox``; the only flag added is ``--enable-unsafe-swiftshader`` (software
 WebGL without the deprecation notice). ``--disable-software-rasterizer`` must never be passed: it
 turns WebGL off.
@@ -10,6 +12,7 @@ turns WebGL off.
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 from pathlib import Path
@@ -28,30 +31,56 @@ class BrowserUnavailable(RuntimeError):
 
 
 def find_chromium() -> str | None:
-    """Path of a system Chromium (``$POSECODE_CHROMIUM``, ``chromium`` on PATH, /usr/bin/chromium),
-    or None when there is none."""
-    for cand in (os.environ.get("POSECODE_CHROMIUM"), shutil.which("chromium"), "/usr/bin/chromium"):
+    """Path of a system Chromium (``chromium`` on PATH, else /usr/bin/chromium), or None."""
+    for cand in (shutil.which("chromium"), "/usr/bin/chromium"):
         if cand and Path(cand).exists():
             return cand
     return None
 
 
+@functools.lru_cache(maxsize=1)
+def playwright_chromium() -> str | None:
+    """Path of Playwright's own Chromium for the installed ``playwright`` package when that download
+    is present (``playwright install chromium``), else None (also without Playwright).
+
+    Asks Playwright itself (``BrowserType.executable_path``, Playwright for Python docs), which names
+    the build matching its version without launching it."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        return None
+    try:
+        with sync_playwright() as pw:
+            exe = pw.chromium.executable_path
+    except Exception:  # no driver, or a broken install: treat as "not installed"
+        return None
+    return exe if exe and Path(exe).exists() else None
+
+
 def playwright_has_own_browser() -> bool:
-    """True when Playwright's own Chromium download is installed (``PLAYWRIGHT_BROWSERS_PATH`` or
-    ``~/.cache/ms-playwright``)."""
-    root = Path(os.environ.get("PLAYWRIGHT_BROWSERS_PATH", Path.home() / ".cache" / "ms-playwright"))
-    return any(root.glob("chromium*/chrome-linux*/chrome")) or any(root.glob("chromium_headless_shell*/*/*shell"))
+    """True when Playwright's own Chromium download is installed for this Playwright version."""
+    return playwright_chromium() is not None
+
+
+def chromium_executable() -> str | None:
+    """The Chromium to launch: ``$POSECODE_CHROMIUM``, else Playwright's own, else the system's;
+    None when there is none."""
+    env = os.environ.get("POSECODE_CHROMIUM")
+    if env and Path(env).exists():
+        return env
+    return playwright_chromium() or find_chromium()
 
 
 def have_browser() -> bool:
-    """True when some Chromium can be launched (system or Playwright's)."""
-    return find_chromium() is not None or playwright_has_own_browser()
+    """True when some Chromium can be launched (see :func:`chromium_executable`)."""
+    return chromium_executable() is not None
 
 
 def launch_args() -> dict:
-    """Keyword arguments for ``playwright.chromium.launch``: the system Chromium when present."""
+    """Keyword arguments for ``playwright.chromium.launch``: headless, the flags above and the
+    executable of :func:`chromium_executable`."""
     args: dict = {"headless": True, "args": list(LAUNCH_ARGS)}
-    exe = find_chromium()
+    exe = chromium_executable()
     if exe is not None:
         args["executable_path"] = exe
     return args

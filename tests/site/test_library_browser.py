@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import functools
 import http.server
-import os
-import shutil
 import threading
-from pathlib import Path
 
 import pytest
 from test_build import LIBRARY
 
-CHROMIUM = next((c for c in (os.environ.get("POSECODE_CHROMIUM"), shutil.which("chromium"), "/usr/bin/chromium")
-                 if c and Path(c).exists()), None)
+from posecode_ssg.evaluate.browser import chromium_executable, launch_args
+
+CHROMIUM = chromium_executable()
 
 
 @pytest.fixture
@@ -28,7 +26,7 @@ def served_library(make_site):
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM)
+        browser = p.chromium.launch(**launch_args())
         try:
             yield browser, f"http://127.0.0.1:{server.server_port}/"
         finally:
