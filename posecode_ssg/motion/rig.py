@@ -427,9 +427,9 @@ SOLVER: Mapping[str, float] = MappingProxyType({
     "elbowFloorHeight": 0.038,    # m: elbow-on-floor joint height (arm radius, KR §7.1)
     "pelvisFloorMin": 0.08,       # m: KR §7.1
     "propBodyPasses": 2,          # body-resolving face passes (KR §10.1)
-    "propLimbIterations": 8,      # limb-resolving face steps per leg (KR §10.1)
-    "propLimbStepDeg": 6.0,       # deg: largest hip step per iteration
-    "propLimbMaxDeg": 25.0,       # deg: total hip correction cap
+    "propLiftRounds": 16,         # limb-face lift (the box): knee steps per leg
+    "propLiftStepDeg": 10.0,      # deg: largest knee step of the lift
+    "propLiftGap": 0.002,         # m: clearance the lift leaves beyond a limb face's capsule contact
     "shinOverhang": 0.06,         # m: shin sample past the ankle (KR §10.1)
     "armOverhang": 0.09,          # m: forearm sample past the wrist (KR §10.2)
     "headOverhang": 0.05,         # m: head capsule past the head joint (KR §10.2)

@@ -497,47 +497,73 @@ def _owned_depth(face: dict, p: np.ndarray, r: float) -> float:
     return 0.0
 
 
-def _limb_push(pose: _Pose, props: list[str], exempt: set[str]) -> None:
-    """Limb-resolving prop faces (KR §10.1, the box's near face): for each leg not exempt, sample
-    the shin at 9 points (denser than KR's 4, which can step over a box edge) plus a 6 cm
-    overhang past the ankle, and rotate the hip about (lever × normal) by
-    min(depth / lever, 6°) per step, at most 8 steps and 25° in all, clamping the hip into its box
-    (widened to the authored value)."""
+def _limb_lift(pose: _Pose, props: list[str], fixed: set[str]) -> None:
+    """Limb-resolving prop faces (the box's near face, KR §10.1), the last step: a box is solid, so a
+    free leg (no side in ``fixed``; a foot reaching for the floor is free) is lifted out of it
+    rather than swung through its corner. The shin, the segment from the knee to ``shinOverhang``
+    past the ankle with the shin radius r, must not enter the face's region (what
+    :func:`_owned_depth` owns); a point of it inside falls short by the smaller of r − (p − c)·n
+    (out of the face) and top + r − p_y (over the box; top: the face's upper edge), each with
+    ``propLiftGap`` to spare. Both are linear along the segment, so the worst point is an end of the
+    part inside the region or where they are equal. While one falls short, the knee flexes by the
+    shortfall over the rate at which that point leaves per radian of knee (at least a quarter of the
+    shin length; at most ``propLiftStepDeg``): the foot swings up and back, away from the face and
+    over the edge, the knee staying where the hip put it; once the knee's box is exhausted the hip
+    flexes. ``propLiftRounds`` rounds, each joint clamped into its box widened to its incoming
+    angles. Runtime twin: ``runtime/solvers/props.js`` ``limbLift``."""
     faces = [f for p in props for f in PROP_GEOMETRY[p]["faces"] if f["resolve"] == "limb"]
     if not faces:
         return
     for side in ("left", "right"):
-        if f"foot_{side}" in exempt or f"knee_{side}" in exempt:
+        if side in fixed:
             continue
-        hip = f"hip_{side}"
-        widen = pose.euler[hip]
-        total = 0.0
-        cap = float(SOLVER["propLimbMaxDeg"])
-        for _ in range(int(SOLVER["propLimbIterations"])):
+        hip, knee = f"hip_{side}", f"knee_{side}"
+        widen = {j: pose.euler[j] for j in (hip, knee)}
+        for _ in range(int(SOLVER["propLiftRounds"])):
             w = pose.world()
-            k, a = w.pos[f"knee_{side}"], w.pos[f"ankle_{side}"]
-            axis_dir = (a - k) / max(float(np.linalg.norm(a - k)), 1e-9)
-            samples = [k + t * (a - k) for t in np.linspace(0.0, 1.0, 9)] + [a + axis_dir * float(SOLVER["shinOverhang"])]
-            r = w.avatar.collision["shin"]
-            best, best_p, best_n = 0.0, None, None
+            r = w.avatar.collision["shin"] + float(SOLVER["propLiftGap"])
+            k = w.pos[knee]
+            length = max(float(np.linalg.norm(w.pos[f"ankle_{side}"] - k)), 1e-9)
+            seg = (w.pos[f"ankle_{side}"] - k) * (1.0 + float(SOLVER["shinOverhang"]) / length)
+            axis = w.rot[hip][:, 0]   # the knee turns about the hip's X axis
+            need, rate = 0.0, 0.0
             for f in faces:
-                for q in samples:
-                    dep = _owned_depth(f, q, r)
-                    if dep > best:
-                        best, best_p, best_n = dep, q, np.asarray(f["normal"])
-            if best <= 1e-4 or total >= cap:
+                c, n, u = np.asarray(f["center"]), np.asarray(f["normal"]), np.asarray(f["u"])
+                top = float(c[1]) + float(f["halfV"]) + r
+                # along the segment (t = 0 knee, 1 end): out-of-face shortfall h, over-the-top v
+                h0, hd = r - float((k - c) @ n), -float(seg @ n)
+                v0, vd = top - float(k[1]), -float(seg[1])
+                u0, ud = float((k - c) @ u), float(seg @ u)
+                # the part of the segment inside the face's region (each a + b·t ≥ 0)
+                lo, hi = 0.0, 1.0
+                for ca, cb in ((h0, hd), (v0, vd), (f["capture"] + r - h0, -hd),
+                               (float(k[1] - c[1]) + f["halfV"] + r, float(seg[1])),
+                               (f["halfU"] + r - u0, -ud), (f["halfU"] + r + u0, ud)):
+                    if abs(cb) < 1e-12:
+                        lo = lo if ca >= 0 else 2.0
+                    elif cb > 0:
+                        lo = max(lo, -ca / cb)
+                    else:
+                        hi = min(hi, -ca / cb)
+                if lo > hi:
+                    continue
+                den = hd - vd
+                tx = (v0 - h0) / den if abs(den) > 1e-12 else 0.0
+                for t in (lo, hi, min(hi, max(lo, tx))):
+                    ho, vo = h0 + t * hd, v0 + t * vd
+                    if min(ho, vo) > need:
+                        vel = np.cross(axis, t * seg)   # the point's velocity per radian of knee
+                        need, rate = min(ho, vo), float(vel @ n) if ho < vo else float(vel[1])
+            if need <= 1e-4:
                 break
-            lever = best_p - w.pos[hip]
-            ln = float(np.linalg.norm(lever))
-            ax = np.cross(lever, best_n)
-            if ln < 1e-6 or np.linalg.norm(ax) < 1e-9:
-                break
-            step = min(math.degrees(best / ln), float(SOLVER["propLimbStepDeg"]), cap - total)
-            Rd = axis_angle_matrix(ax / np.linalg.norm(ax), math.radians(step))
-            parent_rot = w.rot[hip] @ pose.local[hip].T
-            new_local = parent_rot.T @ Rd @ parent_rot @ pose.local[hip]
-            pose.set_euler(hip, _clamp_box(hip, matrix_to_euler(new_local), widen))
-            total += step
+            step = min(math.degrees(need / max(rate, 0.25 * length)), float(SOLVER["propLiftStepDeg"]))
+            ek = pose.euler[knee]
+            new = _clamp_box(knee, (ek[0] + step, ek[1], ek[2]), widen[knee])
+            pose.set_euler(knee, new)
+            left = step - (new[0] - ek[0])
+            if left > 1e-3:   # the knee's box is exhausted: the hip flexes (limb flexion is −x)
+                eh = pose.euler[hip]
+                pose.set_euler(hip, _clamp_box(hip, (eh[0] - left, eh[1], eh[2]), widen[hip]))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -829,9 +855,6 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
         push = _face_push(pose, program.props)
         if float(np.linalg.norm(push)) > float(np.linalg.norm(largest)):
             largest = push
-        # limbs pinned, gripped or reached to a prop anchor are that phase's support: exempt
-        exempt = {c.effector for c in list(kf.pins) + list(kf.grips) + list(kf.reaches) if c.target != FLOOR}
-        _limb_push(pose, program.props, exempt)
 
         # reaches (KR §7): CCD over the limb chain, ROM-clamped every step; the root stays put
         reach_targets = []
@@ -865,6 +888,14 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
         low = pose.world().lowest()
         if low < 0 or floor_bound:
             pose.move((0.0, -low, 0.0))
+
+        # limb faces (the box): legs not standing on a support are lifted over it. Fixed: a leg
+        # pinned, gripped or reached to a prop anchor (that phase's support), floor-pinned, or
+        # whose foot is a held ground-lock
+        fixed = {_side(c.effector) for c in list(kf.pins) + list(kf.grips) + list(kf.reaches)
+                 if c.effector.startswith(("foot", "knee")) and (c.target != FLOOR or c in kf.pins)}
+        fixed |= {s for s in ("left", "right") if f"foot_{s}" in kf.ground_lock and f"foot_{s}" in anchors}
+        _limb_lift(pose, program.props, fixed)
 
         w = pose.world()
         for c, tgt in reach_targets:

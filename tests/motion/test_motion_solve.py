@@ -166,10 +166,20 @@ def test_diagnostics_never_leak_into_parse():
     assert not [d for d in result.warnings + result.errors + result.hints if d.code.startswith("kinematic-")]
 
 
+def _box_depth(w, side: str) -> float:
+    """Deepest point of a shin (knee to the ankle plus the shin overhang, as the eval samples it)
+    owned by the box's near face (KR §10.1 rule, shin radius of the avatar)."""
+    from posecode_ssg.motion.rig import PROP_GEOMETRY, SOLVER
+    from posecode_ssg.motion.solve import _owned_depth
+
+    face = PROP_GEOMETRY["box"]["faces"][0]
+    k, a = w.pos[f"knee_{side}"], w.pos[f"ankle_{side}"]
+    end = a + (a - k) / np.linalg.norm(a - k) * SOLVER["shinOverhang"]
+    return max(_owned_depth(face, k + t * (end - k), w.avatar.collision["shin"]) for t in np.linspace(0, 1, 201))
+
+
 def test_box_near_face_bends_the_offending_leg_clear():
     from posecode_ssg.motion.fk import forward_kinematics
-    from posecode_ssg.motion.rig import PROP_GEOMETRY
-    from posecode_ssg.motion.solve import _owned_depth
 
     p = compile_source("""
         posecode exercise "Kick the box"
@@ -180,17 +190,47 @@ def test_box_near_face_bends_the_offending_leg_clear():
             hip_right: flex 40
             ground-lock: foot_left
     """)
-    face = PROP_GEOMETRY["box"]["faces"][0]
     sol = solve_keyframes(p)
-
-    def depth(w):
-        k, a = w.pos["knee_right"], w.pos["ankle_right"]
-        return max(_owned_depth(face, k + t * (a - k), 0.055) for t in np.linspace(0, 1, 11))
-
     w = sol.phases[0].world
     before = forward_kinematics(w.avatar, p.keyframes[0].euler, w.root_pos, w.root_rot)
-    assert depth(before) > 0.05                     # the authored pose drives the shin into the box
-    assert depth(w) < depth(before) - 0.04          # the hip bent it (mostly) clear
-    hip_x = sol.phases[0].euler["hip_right"][0]
-    # the leg is swung back out through the near face (less hip flexion), at most 25°
-    assert -40.0 < hip_x <= -40.0 + 25.0 + 1e-6
+    assert _box_depth(before, "right") > 0.05       # the authored pose drives the shin into the box
+    assert _box_depth(w, "right") == 0.0            # the whole shin is clear of it
+    # the knee bent the foot back out of the box; the hip keeps its authored flexion
+    assert sol.phases[0].euler["hip_right"][0] == pytest.approx(-40.0)
+    assert sol.phases[0].euler["knee_right"][0] > 20.0
+    assert _box_depth(w, "left") == 0.0 and w.landmarks["sole_left"][1] == pytest.approx(0.0, abs=0.002)
+
+
+def test_a_foot_over_the_box_is_lifted_over_it_and_a_foot_on_it_is_left_alone():
+    # "Lower": the free left foot, straight down from a knee raised over the box, would end inside
+    # the box; the lift keeps it over the top (+ shin radius). The right foot stands on the box
+    # (pin to its anchor), its declared support: not moved.
+    from posecode_ssg.motion.rig import PROP_GEOMETRY, SOLVER
+
+    p = compile_source("""
+        posecode exercise "Over the box"
+          rig humanoid
+          prop box
+          pose start = standing
+          step "Up" 1s settle:
+            hip_right: flex 5
+            knee_right: flex 5
+            pin: foot_right box
+          step "Lower" 1s settle:
+            hip_right: flex 5
+            knee_right: flex 5
+            hip_left: flex 30
+            knee_left: flex 30
+            pin: foot_right box
+    """)
+    sol = solve_keyframes(p)
+    for ph in sol.phases:
+        w = ph.world
+        assert np.linalg.norm(w.landmarks["sole_right"] - PROP_GEOMETRY["box"]["anchors"]["box"]) < 0.005
+        assert ph.euler["knee_right"][0] == pytest.approx(5.0)
+        assert _box_depth(w, "left") == 0.0
+    w = sol.phases[1].world
+    # the left foot hangs over the box: its shin end is above the top by the shin radius
+    assert w.pos["ankle_left"][2] > PROP_GEOMETRY["box"]["faces"][0]["center"][2]
+    top = PROP_GEOMETRY["box"]["anchors"]["box"][1]
+    assert w.pos["ankle_left"][1] - SOLVER["shinOverhang"] > top + w.avatar.collision["shin"] - 0.01

@@ -12,8 +12,8 @@
  *   4. `swing-clearance` a free foot whose toe goes through the floor turns up at the ankle
  *                        instead of the body being lifted off its support         (root.js)
  *   5. `grip`            translate the root so the wrists meet the bar, arm CCD  (root.js, ccd.js)
- *   6. `props`           push the body out of prop blocking faces, root along a face's normal
- *                        or the hip clear of a limb face (KR §10.1)              (props.js)
+ *   6. `props`           push the body out of the body faces (chair, wall): the root along a
+ *                        face's normal (KR §10.1)                                (props.js)
  *   7. `reach`           CCD within the ROM boxes, blended across boundaries; residual
  *                        reported by sample() contacts (KR §7, §5.3)             (reach.js)
  *   8. `self-collision`  bounded shoulder/hip push of free limbs out of the torso and the
@@ -22,6 +22,8 @@
  *                        foot-lifted warning for a held foot left off the floor   (root.js)
  *  10. `entry-blend`     the offset between the previous phase's solved end and this segment's
  *                        solve at its start fades out (root, root rotation, joints) (blend.js)
+ *  11. `prop-limbs`      a free leg lifted out of a limb face (the box) by its knee, on the
+ *                        pose as shown (after the blend, so the box is clear at every frame) (props.js)
  *
  * Passes 2–5, 9 and 10 read `ctx.plan`, the segment's contact plan built once at load
  * (plan.js), and `ctx.root` / `ctx.startPos` (turn, travel, grounded base root).
@@ -38,15 +40,15 @@
 import { grounding } from "./grounding.js";
 import { floorClamp, grip, groundLock, pin, swingClearance } from "./root.js";
 import { entryBlend } from "./blend.js";
-import { props } from "./props.js";
+import { propLimbs, props } from "./props.js";
 import { reach } from "./reach.js";
 import { selfCollision } from "./selfcollision.js";
 
 /** The passes that exist, in run order (a subsequence of the order documented above). */
-export const PASSES = [grounding, groundLock, pin, swingClearance, grip, props, reach, selfCollision, floorClamp, entryBlend];
+export const PASSES = [grounding, groundLock, pin, swingClearance, grip, props, reach, selfCollision, floorClamp, entryBlend, propLimbs];
 
 /** The documented full order (names), for tests and docs. */
-export const PASS_ORDER = ["grounding", "ground-lock", "pin", "swing-clearance", "grip", "props", "reach", "self-collision", "floor-clamp", "entry-blend"];
+export const PASS_ORDER = ["grounding", "ground-lock", "pin", "swing-clearance", "grip", "props", "reach", "self-collision", "floor-clamp", "entry-blend", "prop-limbs"];
 
 /**
  * Run every pass on `ctx` in order.

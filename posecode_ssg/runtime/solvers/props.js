@@ -1,24 +1,26 @@
 /**
- * Props pass: the body pushed out of the declared props' blocking faces (kinematics-reference
+ * Props passes: the body kept out of the declared props' blocking faces (kinematics-reference
  * §10.1), the same steps as the numpy keyframe solve (posecode_ssg/motion/solve.py `_face_push`,
- * `_limb_push`), every number from rig.json (`props[*].faces`, `avatars[*].collision`,
+ * `_limb_lift`), every number from rig.json (`props[*].faces`, `avatars[*].collision`,
  * `solver.prop*`, `solver.shinOverhang`).
  *
  * A sphere (centre p, radius r) is **owned** by a face (centre c, outward normal n, in-plane axes
  * u, v with half-extents) when −capture ≤ d < r for d = (p − c)·n, |(p − c)·u| ≤ halfU + r and
  * |(p − c)·v| ≤ halfV + r; its depth is r − d.
- * - **body** faces (chair backrest and seat edge, wall): `solver.propBodyPasses` passes; for each
- *   face, the root moves along n by the deepest owned sample: torso (pelvis → neck at 0, .33,
- *   .66, 1; torso radius), head (head joint; head radius), shins (knee → ankle at 0, .33, .66, 1;
- *   shin radius), as the face's `blocks` list says ("all": the three);
- * - **limb** faces (the box's near face): per leg, shin samples at 9 even steps knee → ankle plus
- *   `shinOverhang` past the ankle; up to `propLimbIterations` times the hip turns about
- *   (lever × n) by min(depth / lever, `propLimbStepDeg`, what is left of `propLimbMaxDeg`),
- *   clamped into its rig.json `rom` box widened to its incoming angles.
+ * - `props`, **body** faces (chair backrest and seat edge, wall), after the root solvers:
+ *   `solver.propBodyPasses` passes; for each face, the root moves along n by the deepest owned
+ *   sample: torso (pelvis → neck at 0, .33, .66, 1; torso radius), head (head joint; head
+ *   radius), shins (knee → ankle at 0, .33, .66, 1; shin radius), as the face's `blocks` list says
+ *   ("all": the three);
+ * - `prop-limbs`, **limb** faces (the box's near face), the last pass: a box is solid, so a free
+ *   leg's shin (knee to `shinOverhang` past the ankle) is kept out of its whole region — out of
+ *   the face or over the top — by flexing the knee (`limbLift`): a swing foot stepping onto or
+ *   off the box goes over its near edge, not through it. It runs on the pose as shown (after the
+ *   entry blend), so the box is clear at every frame, not only at phase ends.
  * Declared supports are exempt: a leg whose foot or knee is pinned, gripped or reached to a
- * non-floor anchor this phase (the foot that steps on the box) is not pushed by limb faces; a
- * body face sits behind or under what rests on it (seat under the pelvis, wall behind a back) and
- * only pushes what passes through it.
+ * non-floor anchor this phase (the foot that stands on the box) is not lifted, nor a leg standing
+ * on the floor (floor pin, held ground-lock); a body face sits behind or under what rests on it
+ * (seat under the pelvis, wall behind a back) and only pushes what passes through it.
  * Nothing is allocated per frame (the face and chain records are built once per figure).
  * @module solvers/props
  */
@@ -86,24 +88,38 @@ function setup(ctx) {
   st = { body, limb, col, pelvis: ix("pelvis"), neck: ix("neck"), head: ix("head"),
     knee: [ix("knee_left"), ix("knee_right")], ankle: [ix("ankle_left"), ix("ankle_right")],
     hip: [ix("hip_left"), ix("hip_right")],
-    chains: limb.length ? ["left", "right"].map((s) => makeChain(rig, sk, [`hip_${s}`], `ankle_${s}`)) : null,
+    chains: limb.length ? ["left", "right"].map((s) => makeChain(rig, sk, [`hip_${s}`, `knee_${s}`], `ankle_${s}`)) : null,
     exempt: new Map() };
   cache.set(ctx, st);
   return st;
 }
 
-/** Legs exempt from limb faces in this segment: [left, right] (cached per contact list). */
-function exemptLegs(st, contacts) {
-  let e = st.exempt.get(contacts);
+/**
+ * Legs the limb faces leave alone in this segment, [left, right] (cached per plan): a declared
+ * support (foot or knee pinned, gripped or reached to a non-floor anchor) and a leg standing on
+ * the floor (its foot or knee floor-pinned, or its foot a held ground-lock, plan.js `lockHeld`).
+ */
+function fixedLegs(st, ctx) {
+  const plan = ctx.plan;
+  let e = st.exempt.get(plan);
   if (e) return e;
   e = new Uint8Array(2);
-  for (const c of contacts) {
-    if (c.floor || c.kind === "ground-lock") continue;
+  for (const c of ctx.contacts) {
+    if (c.kind === "ground-lock" || (c.floor && c.kind !== "pin")) continue;
     if (c.effector === "foot_left" || c.effector === "knee_left") e[0] = 1;
     if (c.effector === "foot_right" || c.effector === "knee_right") e[1] = 1;
   }
-  st.exempt.set(contacts, e);
+  plan.lockFeet.forEach((s, k) => { if (plan.lockHeld[k]) e[s] = 1; });
+  st.exempt.set(plan, e);
   return e;
+}
+
+const _t = new Float64Array(2);
+/** Narrow the parameter interval `_t` to where a + b·t ≥ 0. */
+function cut(a, b) {
+  if (Math.abs(b) < 1e-12) { if (a < 0) _t[0] = 2; }
+  else if (b > 0) _t[0] = Math.max(_t[0], -a / b);
+  else _t[1] = Math.min(_t[1], -a / b);
 }
 
 function lerpPoint(P, a, b, t) {
@@ -126,41 +142,67 @@ function bodyFaceDepth(st, f, P) {
   return depth;
 }
 
-const _best = new Float64Array(3);
-
-function limbPush(ctx, st, s) {
-  const sk = ctx.skeleton, P = sk.worldP, solver = ctx.rig.solver, ch = st.chains[s];
-  const hip = st.hip[s], knee = st.knee[s], ankle = st.ankle[s], r = st.col.shin;
-  eulerOf(ctx.localQ, hip * 4, ch.eul, 0);
+/**
+ * Lift a free leg out of the limb faces (the box). The shin, the segment from the knee to
+ * `solver.shinOverhang` past the ankle with the shin radius r, must not enter the face's region
+ * (what `ownedDepth` owns: in front within r of the face, or behind it within its capture depth,
+ * within its half extents + r); a point of it inside falls short by the smaller of r − (p − c)·n
+ * (out of the face) and top + r − p_y (over the box; top: the face's upper edge), each with
+ * `solver.propLiftGap` to spare. Both are linear along the segment, so the worst point is an end of
+ * the part inside the region or where they are equal. While one falls short, the knee flexes by the
+ * shortfall over the rate at which that point leaves per radian of knee (at least a quarter of the
+ * shin length; at most `solver.propLiftStepDeg`): the foot swings up and back, away from the face
+ * and over the edge, the knee staying where the hip put it; once the knee's box is exhausted the
+ * hip flexes. `solver.propLiftRounds` rounds, each joint clamped into its box widened to its
+ * incoming angles (ccd.js `setJoint`).
+ */
+function limbLift(ctx, st, s) {
+  const sk = ctx.skeleton, P = sk.worldP, W = sk.worldQ, solver = ctx.rig.solver, ch = st.chains[s];
+  const kn = st.knee[s] * 3, an = st.ankle[s] * 3, h4 = ch.bones[0] * 4, r = st.col.shin + solver.propLiftGap;
+  for (let k = 0; k < 2; k++) eulerOf(ctx.localQ, ch.bones[k] * 4, ch.eul, k * 3);
   ch.wid.set(ch.eul);
-  const cap = solver.propLimbMaxDeg, over = solver.shinOverhang;
-  let total = 0, moved = false;
-  for (let it = 0; it < solver.propLimbIterations; it++) {
-    const dx = P[ankle * 3] - P[knee * 3], dy = P[ankle * 3 + 1] - P[knee * 3 + 1], dz = P[ankle * 3 + 2] - P[knee * 3 + 2];
-    const len = Math.max(Math.hypot(dx, dy, dz), 1e-9);
-    let best = 0, bn = null;
+  let moved = false;
+  for (let it = 0; it < solver.propLiftRounds; it++) {
+    const dx = P[an] - P[kn], dy = P[an + 1] - P[kn + 1], dz = P[an + 2] - P[kn + 2];
+    const len = Math.max(Math.hypot(dx, dy, dz), 1e-9), ext = 1 + solver.shinOverhang / len;
+    // the knee turns about the hip's X axis u; a point's velocity per radian of knee is u × (p − knee)
+    const qx = W[h4], qy = W[h4 + 1], qz = W[h4 + 2], qw = W[h4 + 3];
+    const ux = 1 - 2 * (qy * qy + qz * qz), uy = 2 * (qx * qy + qw * qz), uz = 2 * (qx * qz - qw * qy);
+    let need = 0, rate = 0;
     for (let fi = 0; fi < st.limb.length; fi++) {
-      const f = st.limb[fi];
-      for (let k = 0; k <= 9; k++) {
-        if (k < 9) lerpPoint(P, knee, ankle, k / 8);
-        else {
-          _p[0] = P[ankle * 3] + dx / len * over;
-          _p[1] = P[ankle * 3 + 1] + dy / len * over;
-          _p[2] = P[ankle * 3 + 2] + dz / len * over;
+      const f = st.limb[fi], n = f.n, u = f.u, top = f.c[1] + f.halfV + r;
+      const kx = P[kn] - f.c[0], ky = P[kn + 1] - f.c[1], kz = P[kn + 2] - f.c[2];
+      // along the segment (t = 0 knee, 1 end): out-of-face shortfall h, over-the-top shortfall v
+      const h0 = r - (kx * n[0] + ky * n[1] + kz * n[2]), hd = -ext * (dx * n[0] + dy * n[1] + dz * n[2]);
+      const v0 = top - P[kn + 1], vd = -ext * dy;
+      const u0 = kx * u[0] + ky * u[1] + kz * u[2], ud = ext * (dx * u[0] + dy * u[1] + dz * u[2]);
+      // the part of the segment inside the face's region: h, v > 0, within capture, beside limits
+      _t[0] = 0; _t[1] = 1;
+      cut(h0, hd); cut(v0, vd); cut(f.capture + r - h0, -hd); cut(ky + f.halfV + r, ext * dy);
+      cut(f.halfU + r - u0, -ud); cut(f.halfU + r + u0, ud);
+      if (_t[0] > _t[1]) continue;
+      const den = hd - vd, tx = Math.abs(den) > 1e-12 ? (v0 - h0) / den : 0;
+      for (let c = 0; c < 3; c++) {
+        const t = c < 2 ? _t[c] : Math.min(_t[1], Math.max(_t[0], tx));
+        const ho = h0 + t * hd, vo = v0 + t * vd, short = Math.min(ho, vo);
+        if (short > need) {
+          const rx = t * ext * dx, ry = t * ext * dy, rz = t * ext * dz;
+          const vx = uy * rz - uz * ry, vy = uz * rx - ux * rz, vz = ux * ry - uy * rx;
+          need = short;
+          rate = ho < vo ? vx * n[0] + vy * n[1] + vz * n[2] : vy;
         }
-        const dep = ownedDepth(f, _p, 0, r);
-        if (dep > best) { best = dep; bn = f.n; _best.set(_p); }
       }
     }
-    if (best <= 1e-4 || total >= cap) break;
-    const lx = _best[0] - P[hip * 3], ly = _best[1] - P[hip * 3 + 1], lz = _best[2] - P[hip * 3 + 2];
-    const ln = Math.hypot(lx, ly, lz);
-    const ax = ly * bn[2] - lz * bn[1], ay = lz * bn[0] - lx * bn[2], az = lx * bn[1] - ly * bn[0];
-    const an = Math.hypot(ax, ay, az);
-    if (ln < 1e-6 || an < 1e-9) break;
-    const step = Math.min(best / ln * DEG, solver.propLimbStepDeg, cap - total);
-    turnJoint(ctx, ch, 0, ax / an, ay / an, az / an, step / DEG);
-    total += step;
+    if (need <= 1e-4) break;
+    const step = Math.min(need / Math.max(rate, 0.25 * len) * DEG, solver.propLiftStepDeg), kx = ch.eul[3];
+    ch.eul[3] += step;
+    setJoint(ctx, ch, 1);
+    const left = step - (ch.eul[3] - kx);
+    if (left > 1e-3) {
+      // the knee's box is exhausted: the hip flexes (limb flexion is −x, KR §3.1)
+      ch.eul[0] -= left;
+      setJoint(ctx, ch, 0);
+    }
     moved = true;
   }
   return moved;
@@ -196,11 +238,21 @@ export const props = {
       // the base pose (plan building): measured for the prop placement (pose.js), not moved
       if (push) sk.translate(-push[0], -push[1], -push[2]);
       ctx.limbsMoved = false;
-      return;
     }
-    if (st.limb.length) {
-      const ex = exemptLegs(st, ctx.contacts);
-      for (let s = 0; s < 2; s++) if (!ex[s] && limbPush(ctx, st, s)) ctx.limbsMoved = true;
-    }
+  },
+};
+
+/**
+ * The limb faces (the box), after the reaches: each free leg (not {@link fixedLegs}; a foot
+ * reaching for the floor included) is lifted clear (`limbLift`). Adds to `ctx.limbsMoved`.
+ */
+export const propLimbs = {
+  name: "prop-limbs",
+  run(ctx) {
+    if (ctx.segment < 0 || !ctx.props || !ctx.props.length) return;
+    const st = setup(ctx);
+    if (!st.limb.length) return;
+    const fixed = fixedLegs(st, ctx);
+    for (let s = 0; s < 2; s++) if (!fixed[s] && limbLift(ctx, st, s)) ctx.limbsMoved = true;
   },
 };
