@@ -231,7 +231,13 @@ async ({motion, h, samples}) => {
   }
   // overshoot: per segment and bone, distance to either end never exceeds the keyframe gap
   let worstLens = 0, worstLensAt = null, nonMonotone = 0;
-  const K = tl.keyCount, kq = tl.keyQ, q = new Float64Array(N * 4), r = new Float64Array(3);
+  const K = tl.keyCount, q = new Float64Array(N * 4), r = new Float64Array(3);
+  // keyframe poses as the timeline draws them (bone-major, like the segments below)
+  const kq = new Float64Array(N * K * 4);
+  for (let k = 0; k < K; k++) {
+    tl.evaluate(k === 0 ? 0 : tl.times[k] - 1e-9, q, r);
+    for (let b = 0; b < N; b++) for (let i = 0; i < 4; i++) kq[(b * K + k) * 4 + i] = q[b * 4 + i];
+  }
   for (let s = 0; s < S; s++) {
     const t0 = tl.times[s], dt = tl.times[s + 1] - t0;
     const prevAngle = new Float64Array(N);

@@ -8,7 +8,7 @@
 import { PosecodeFigure } from "./posecode-figure.js";
 
 export { PosecodeFigure };
-export { Timeline, keyVelocities } from "./timeline.js";
+export { Timeline } from "./timeline.js";
 
 if (typeof customElements !== "undefined" && !customElements.get("posecode-figure")) {
   window.posecode = window.posecode || {};

@@ -26,7 +26,7 @@ export class FigureModel {
     this.rig = rig;
     const sk = new Skeleton(rig, motion.avatar ?? rig.defaultAvatar);
     this.skeleton = sk;
-    this.timeline = new Timeline(motion, sk.boneIds);
+    this.timeline = new Timeline(motion, sk.boneIds, rig.rom);
     this.duration = this.timeline.duration;
     const start = sk.startRoot(motion.startPose ?? rig.defaultStartPose);
     this.startPos = Float64Array.from(start.position);

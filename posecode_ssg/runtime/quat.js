@@ -112,6 +112,55 @@ export function fromEulerXYZ(out, oi, xDeg, yDeg, zDeg) {
   return out;
 }
 
+/** XYZ Euler degrees of the quaternion q[o..] into out[oi..] (the inverse of
+ * {@link fromEulerXYZ}; solve.py `matrix_to_euler`): y in [−90°, 90°]; at |y| = 90° z is 0. */
+export function eulerOf(q, o, out, oi) {
+  const x = q[o], y = q[o + 1], z = q[o + 2], w = q[o + 3];
+  const m02 = 2 * (x * z + w * y);
+  const sb = Math.min(1, Math.max(-1, m02));
+  out[oi + 1] = Math.asin(sb) / DEG;
+  if (Math.abs(sb) < 0.9999999) {
+    out[oi] = Math.atan2(-2 * (y * z - w * x), 1 - 2 * (x * x + y * y)) / DEG;
+    out[oi + 2] = Math.atan2(-2 * (x * y - w * z), 1 - 2 * (y * y + z * z)) / DEG;
+  } else {
+    out[oi] = Math.atan2(2 * (y * z + w * x), 1 - 2 * (x * x + z * z)) / DEG;
+    out[oi + 2] = 0;
+  }
+}
+
+const _j = new Float64Array(6);
+
+/** Degrees by which angle v lies outside [lo, hi] (0 inside). */
+function outside(v, lo, hi) {
+  return Math.max(lo - v, v - hi, 0);
+}
+
+/**
+ * The joint angles of unit quaternion q[o..] (intrinsic X-Y-Z degrees) nearest its rig.json
+ * `rom` box (`{x: [lo, hi], y: …, z: …}`; none: the principal triple of {@link eulerOf}): of the
+ * rotation's two triples (a, b, c) and (a + 180°, 180° − b, c + 180°), each angle shifted by a
+ * full turn where that brings it nearer its interval, the one with the smaller total excess;
+ * written to out[oi..oi+2]. No allocation.
+ */
+export function jointAngles(q, o, box, out, oi) {
+  eulerOf(q, o, _j, 0);
+  if (!box) { out[oi] = _j[0]; out[oi + 1] = _j[1]; out[oi + 2] = _j[2]; return; }
+  _j[3] = _j[0] + 180; _j[4] = 180 - _j[1]; _j[5] = _j[2] + 180;
+  let best = Infinity;
+  for (let j = 0; j < 6; j += 3) {
+    let ex = 0;
+    for (let i = 0; i < 3; i++) {
+      const r = box["xyz"[i]];
+      let v = _j[j + i] - 360 * Math.round(_j[j + i] / 360);
+      if (outside(v - 360, r[0], r[1]) < outside(v, r[0], r[1])) v -= 360;
+      else if (outside(v + 360, r[0], r[1]) < outside(v, r[0], r[1])) v += 360;
+      _j[j + i] = v;
+      ex += outside(v, r[0], r[1]);
+    }
+    if (ex < best - 1e-9) { best = ex; out[oi] = _j[j]; out[oi + 1] = _j[j + 1]; out[oi + 2] = _j[j + 2]; }
+  }
+}
+
 /** Rotate vector `v[vi..]` by unit quaternion `q[qi..]`, writing `out[oi..oi+2]` (may alias v). */
 export function rotateVec(out, oi, q, qi, v, vi) {
   const qx = q[qi], qy = q[qi + 1], qz = q[qi + 2], qw = q[qi + 3];

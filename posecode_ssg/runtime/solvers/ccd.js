@@ -11,26 +11,13 @@
  * @module solvers/ccd
  */
 
-import { fromEulerXYZ, mul } from "../quat.js";
+import { eulerOf, fromEulerXYZ, mul } from "../quat.js";
+
+export { eulerOf };
 
 const DEG = 180 / Math.PI;
 const _qa = new Float64Array(4), _qb = new Float64Array(4), _qc = new Float64Array(4);
 const _a = new Float64Array(3), _b = new Float64Array(3), _u = new Float64Array(3);
-
-/** XYZ Euler degrees of the quaternion q[o..] into out[oi..] (solve.py `matrix_to_euler`). */
-export function eulerOf(q, o, out, oi) {
-  const x = q[o], y = q[o + 1], z = q[o + 2], w = q[o + 3];
-  const m02 = 2 * (x * z + w * y);
-  const sb = Math.min(1, Math.max(-1, m02));
-  out[oi + 1] = Math.asin(sb) * DEG;
-  if (Math.abs(sb) < 0.9999999) {
-    out[oi] = Math.atan2(-2 * (y * z - w * x), 1 - 2 * (x * x + y * y)) * DEG;
-    out[oi + 2] = Math.atan2(-2 * (x * y - w * z), 1 - 2 * (y * y + z * z)) * DEG;
-  } else {
-    out[oi] = Math.atan2(2 * (y * z + w * x), 1 - 2 * (x * x + z * z)) * DEG;
-    out[oi + 2] = 0;
-  }
-}
 
 /**
  * A chain record for {@link ccd}: bones [ball, hinge], end bone, rom boxes, working Euler arrays.
