@@ -606,9 +606,11 @@ class ServeOptions:
     #: a script) builds are spaced so the burst costs at most a few builds.
     min_build_interval_s: float = 0.25
     #: A build starts only once every changed file has been unmodified this
-    #: long (a little more than ``step_ms``, so the watcher has reported all
-    #: writes before the build reads the files)...
-    quiet_s: float = 0.02
+    #: long: more than ``step_ms``, so the watcher has reported all writes
+    #: before the build reads the files, and more than the 20-40 ms between
+    #: the writes of a scripted or format-on-save burst (sv-rapid-saves), so
+    #: such a burst is one build, not one per ``min_build_interval_s``...
+    quiet_s: float = 0.05
     #: ...but never waits longer than this for a file that keeps changing.
     max_quiet_wait_s: float = 2.0
 

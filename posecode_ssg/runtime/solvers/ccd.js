@@ -87,9 +87,9 @@ export function aim(ctx, ch, k, t) {
   swing(ctx, ch, k);
 }
 
-function run(ctx, ch, n, t) {
+function run(ctx, ch, n, t, stop) {
   const sk = ctx.skeleton, P = sk.worldP, W = sk.worldQ, solver = ctx.rig.solver;
-  const stop2 = solver.ccdStopDistance * solver.ccdStopDistance;
+  const stop2 = stop * stop;
   for (let it = 0; it < solver.ccdIterations; it++) {
     if (dist2(sk, ch, t) < stop2) return;
     for (let k = n - 1; k >= 0; k--) {
@@ -120,8 +120,9 @@ function run(ctx, ch, n, t) {
  * knee (bends +x), −1 for an elbow. Mutates `ctx.localQ` and re-poses the skeleton. The ROM
  * boxes are widened to the incoming angles, or with `keepWiden` to those already in `ch.wid`
  * (a re-aim keeps the authored widening, as solve.py's reach passes one `widen` to every try).
+ * `stop` (m): the distance within which it stops (a grip asks for `solver.gripStopDistance`).
  */
-export function ccd(ctx, ch, t, hingeSign, keepWiden = false) {
+export function ccd(ctx, ch, t, hingeSign, keepWiden = false, stop = ctx.rig.solver.ccdStopDistance) {
   const sk = ctx.skeleton, P = sk.worldP, q = ctx.localQ;
   for (let k = 0; k < 2; k++) eulerOf(q, ch.bones[k] * 4, ch.eul, k * 3);
   if (!keepWiden) ch.wid.set(ch.eul);
@@ -137,19 +138,19 @@ export function ccd(ctx, ch, t, hingeSign, keepWiden = false) {
     if (Math.abs(ch.eul[3]) < theta && ch.eul[3] * hingeSign >= -1e-9) {
       ch.eul[3] = hingeSign * theta;
       setJoint(ctx, ch, 1);
-      run(ctx, ch, 1, t);
+      run(ctx, ch, 1, t, stop);
     }
   }
   ch.start.set(ch.eul);
-  run(ctx, ch, 2, t);
+  run(ctx, ch, 2, t, stop);
   const d1 = Math.sqrt(dist2(sk, ch, t));
-  if (d1 <= ctx.rig.solver.ccdStopDistance) return;
+  if (d1 <= stop) return;
   ch.first.set(ch.eul);
   ch.eul.set(ch.start);
   setJoint(ctx, ch, 0);
   ch.eul[3] = 0;
   setJoint(ctx, ch, 1);
-  run(ctx, ch, 1, t);
+  run(ctx, ch, 1, t, stop);
   if (Math.sqrt(dist2(sk, ch, t)) > d1) {
     ch.eul.set(ch.first);
     setJoint(ctx, ch, 0);
