@@ -909,7 +909,10 @@ class LiveSite:
             for block in blocks:
                 self._log(block)
         if report.errors:
-            kept = " (serving the last good version)" if (report.crashed or report.error_pages) else ""
+            kept = ""
+            if report.crashed or report.error_pages:
+                kept = (" (no good version yet: the affected pages show the error)" if first
+                        else " (serving the last good version)")
             self._log(f"build {self.version}: {len(report.errors)} error(s) in {ms:.0f} ms{kept}")
         elif self._printed_errors:
             self._log(f"build {self.version}: fixed, no errors ({ms:.0f} ms)")
