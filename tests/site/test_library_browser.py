@@ -66,6 +66,20 @@ def test_filters_and_search(served_library):
     assert errors == []
 
 
+def test_filters_from_the_url_fill_the_form_and_show_the_results(served_library):
+    """A link such as ``/?level=advanced`` (or the header search's ``?q=``) filters the cards and
+    scrolls the filter form into a phone-sized view, so the results are what the reader sees."""
+    browser, base = served_library
+    page = browser.new_page(viewport={"width": 390, "height": 240})
+    page.goto(base)
+    top_unfiltered = page.eval_on_selector("[data-library-filters]", "f => f.getBoundingClientRect().top")
+    page.goto(base + "?level=advanced&muscle=nonsense")
+    assert page.input_value("#filter-level") == "advanced" and page.input_value("#filter-muscle") == ""
+    assert visible_cards(page) == ["/posture/nod/"]
+    top = page.eval_on_selector("[data-library-filters]", "f => f.getBoundingClientRect().top")
+    assert top_unfiltered > 240 and 0 <= top < 240
+
+
 def test_without_javascript_every_card_is_listed_and_filters_hidden(served_library):
     browser, base = served_library
     context = browser.new_context(java_script_enabled=False)

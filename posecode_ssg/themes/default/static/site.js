@@ -80,14 +80,27 @@
     form.addEventListener("change", apply);
     form.addEventListener("submit", function (event) { event.preventDefault(); apply(); });
     form.addEventListener("reset", function () { setTimeout(apply, 0); });
+    // A link or the header search may carry the query and filters (?q=&muscle=&equipment=&level=):
+    // they fill the form, and the page scrolls to the results so the reader sees them.
     var params = new URLSearchParams(window.location.search);
+    var fromUrl = false;
+    ["muscle", "equipment", "level"].forEach(function (name) {
+      var el = form.elements[name], wanted = params.get(name);
+      if (el && wanted && Array.prototype.some.call(el.options || [], function (o) { return o.value === wanted; })) {
+        el.value = wanted;
+        fromUrl = true;
+      }
+    });
+    var reveal = function () { if (fromUrl) form.scrollIntoView({ block: "start" }); };
     if (params.get("q")) {
+      fromUrl = true;
       input.value = params.get("q");
       var header = document.getElementById("site-search");
       if (header) header.value = params.get("q");
-      loadIndex().then(apply);
+      loadIndex().then(apply).then(reveal);
     } else {
       apply();
+      reveal();
     }
   }
 
