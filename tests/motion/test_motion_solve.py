@@ -234,3 +234,55 @@ def test_a_foot_over_the_box_is_lifted_over_it_and_a_foot_on_it_is_left_alone():
     assert w.pos["ankle_left"][2] > PROP_GEOMETRY["box"]["faces"][0]["center"][2]
     top = PROP_GEOMETRY["box"]["anchors"]["box"][1]
     assert w.pos["ankle_left"][1] - SOLVER["shinOverhang"] > top + w.avatar.collision["shin"] - 0.01
+
+
+def test_grip_arm_reaches_its_anchor_within_the_grip_stop_distance():
+    # issue 5: grip residual ≤ 5 mm; the reach's 1 cm CCD stop left dip-bar wrists 7–10 mm off
+    # the rails, the grip's own stop (rig.json solver.gripStopDistance) brings them within it
+    from posecode_ssg.motion.rig import SOLVER
+
+    p = compile_source("""
+        posecode exercise "Dip support"
+          rig humanoid
+          prop dip-bars
+          pose start = standing
+          step "Support" 1s settle:
+            knees: flex 45
+            grip: hands bars
+          step "Dip" 1.4s settle:
+            shoulders: extend 35
+            elbows: flex 80
+            grip: hands bars
+    """)
+    assert SOLVER["gripStopDistance"] <= 0.005 < SOLVER["ccdStopDistance"]
+    for ph in solve_keyframes(p).phases:
+        for c in ph.contacts:
+            assert c.kind == "grip" and c.residual <= 0.005, (ph.index, c.contact.effector, c.residual)
+
+
+def test_a_hand_taking_hold_does_not_pull_the_hanging_body_off_the_other():
+    # alternating single-arm hang (content/props/active-hang.md): hanging on the right hand, the
+    # left takes hold again; the body hangs from the hand that holds (its wrist stays on its
+    # anchor, where the old mean over both hands moved the root by half the left hand's reach)
+    src = """
+        posecode exercise "Alternating"
+          rig humanoid
+          prop bar
+          pose start = standing
+          step "Two hands" 1.5s settle:
+            shoulders: flex 175
+            grip: hands bar
+          step "Right hand only" 3s settle:
+            shoulder_left: flex 30
+            grip: hand_right bar
+          step "Two hands again" 1.5s settle:
+            shoulder_left: flex 120
+            grip: hands bar
+    """
+    sol = solve_keyframes(compile_source(src))
+    held, taking = sol.phases[1].world, sol.phases[2].world
+    # the root moves only as far as the holding right arm needs (then the left arm reaches up)
+    moved = np.linalg.norm(taking.pos["pelvis"] - held.pos["pelvis"])
+    assert moved < 0.05, moved
+    for c in sol.phases[2].contacts:
+        assert c.residual <= 0.005, (c.contact.effector, c.residual)
