@@ -416,7 +416,6 @@ HAND_STATES: Mapping[str, Mapping[str, float]] = MappingProxyType({
 SOLVER: Mapping[str, float] = MappingProxyType({
     "ccdIterations": 12,          # KR §7
     "ccdStopDistance": 0.01,      # m, KR §7 (squared distance < 1e-4)
-    "gripStopDistance": 0.002,    # m: a grip's arm CCD stops nearer (issue 5: grip residual ≤ 5 mm)
     "reachTolerance": 0.03,       # m: "reached" (KR §7)
     "reachShortReport": 0.02,     # m: build-time diagnostic threshold (issue 3)
     "plantedHeight": 0.05,        # m: a locked contact within this of the floor is planted (KR §6.3)
@@ -441,8 +440,11 @@ SOLVER: Mapping[str, float] = MappingProxyType({
     "selfLegMaxDeg": 10.0,        # deg: total hip correction cap (KR §10.2)
     "selfCollisionReport": 0.005, # m: residual self-collision reported (issue 5 threshold)
     "pivotIterations": 8,         # hands/forearms + feet pivot: Newton steps (KR §6.3)
-    "pivotTolerance": 0.004,      # m
+    "pivotTolerance": 0.0005,     # m: stop; finer than a frame-to-frame step of a nearly straight held arm
     "pivotMaxStep": 0.35,         # rad
+    "pivotRounds": 2,             # hands/forearms + feet: rounds of pivot + hold (solve.py _ground_lock)
+    "armSoftReach": 0.01,         # m: soft IK band of a held arm near full extension (solve.py _soft_reach)
+    "palmRounds": 3,              # locked hands: rounds of palm levelling + arm IK (solve.py _hold_uppers)
 })
 
 

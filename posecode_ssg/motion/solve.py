@@ -35,7 +35,7 @@ from posecode_ssg.language.vocabulary import BACK_BONES, BONES, EFFECTOR_BONE, F
 from .collide import resolve_self_collision, self_collision_depth
 from .fk import World, forward_kinematics, subtree
 from .rig import DIGITS, HAND_STATES, PARENT, PROP_GEOMETRY, SOLVER, START_POSES_TABLE, Avatar, anchor_position, avatar
-from .rotation import axis_angle_matrix, euler_to_matrix, matrix_to_euler, rot_y
+from .rotation import axis_angle_matrix, euler_to_matrix, matrix_to_euler, rot_x, rot_y
 
 __all__ = ["solve_keyframes", "kinematic_diagnostics", "with_columns", "Solution", "PhaseSolution",
            "grounded_start_root"]
@@ -190,19 +190,16 @@ def _effector_point(w: World, effector: str, target: str) -> np.ndarray:
     return w.pos[EFFECTOR_BONE[effector]]
 
 
-def _ccd(pose: _Pose, chain: tuple[str, ...], end_fn, target: np.ndarray, widen: dict,
-         stop: float | None = None) -> None:
+def _ccd(pose: _Pose, chain: tuple[str, ...], end_fn, target: np.ndarray, widen: dict) -> None:
     """CCD from the authored pose and, when that stops short (a target out of reach), a second
     try with the hinge (elbow / knee) straightened and only the ball joint aiming; keeps the
-    closer result. See :func:`_ccd_run`; ``stop`` (m) defaults to ``ccdStopDistance`` (a grip
-    asks for ``gripStopDistance``)."""
-    stop = float(SOLVER["ccdStopDistance"]) if stop is None else stop
-    _prebend(pose, chain, end_fn, target, widen, stop)
+    closer result. See :func:`_ccd_run`."""
+    _prebend(pose, chain, end_fn, target, widen)
     start = {j: pose.euler[j] for j in chain}
-    _ccd_run(pose, chain, end_fn, target, widen, stop)
+    _ccd_run(pose, chain, end_fn, target, widen)
     d1 = float(np.linalg.norm(end_fn(pose.world()) - target))
     hinges = [j for j in chain if j.startswith(("elbow", "knee"))]
-    if d1 <= stop or not hinges:
+    if d1 <= float(SOLVER["ccdStopDistance"]) or not hinges:
         return
     first = {j: pose.euler[j] for j in chain}
     for j in chain:
@@ -210,14 +207,13 @@ def _ccd(pose: _Pose, chain: tuple[str, ...], end_fn, target: np.ndarray, widen:
     for j in hinges:
         e = start[j]
         pose.set_euler(j, _clamp_box(j, (0.0, e[1], e[2]), widen.get(j)))
-    _ccd_run(pose, tuple(j for j in chain if j not in hinges), end_fn, target, widen, stop)
+    _ccd_run(pose, tuple(j for j in chain if j not in hinges), end_fn, target, widen)
     if float(np.linalg.norm(end_fn(pose.world()) - target)) > d1:
         for j in chain:
             pose.set_euler(j, first[j])
 
 
-def _prebend(pose: _Pose, chain: tuple[str, ...], end_fn, target: np.ndarray, widen: dict,
-             stop: float | None = None) -> None:
+def _prebend(pose: _Pose, chain: tuple[str, ...], end_fn, target: np.ndarray, widen: dict) -> None:
     """Break CCD's straight-limb singularity: when the target is nearer the chain's root joint
     than the end point and the hinge is straighter than the law of cosines says it must be
     (d² = a² + b² + 2ab·cos θ), bend the hinge (knee +x, elbow −x) to that angle, inside its box,
@@ -239,16 +235,14 @@ def _prebend(pose: _Pose, chain: tuple[str, ...], end_fn, target: np.ndarray, wi
         pose.set_euler(chain[1], _clamp_box(chain[1], (sign * theta, e[1], e[2]), widen.get(chain[1])))
         # then aim the whole bent limb from its root joint (a distal-first CCD pass would
         # straighten the hinge again)
-        _ccd_run(pose, chain[:1], end_fn, target, widen, stop)
+        _ccd_run(pose, chain[:1], end_fn, target, widen)
 
 
-def _ccd_run(pose: _Pose, chain: tuple[str, ...], end_fn, target: np.ndarray, widen: dict,
-             stop: float | None = None) -> None:
+def _ccd_run(pose: _Pose, chain: tuple[str, ...], end_fn, target: np.ndarray, widen: dict) -> None:
     """CCD (KR §7): visit the chain distal → proximal, rotate each joint to swing the end point
     toward the target, clamp its Euler angles into the ROM box (widened to the authored value)
-    after every step; at most ``ccdIterations`` passes, stop within ``stop`` (m, default
-    ``ccdStopDistance``)."""
-    stop2 = float(SOLVER["ccdStopDistance"] if stop is None else stop) ** 2
+    after every step; at most ``ccdIterations`` passes, stop within ``ccdStopDistance``."""
+    stop2 = float(SOLVER["ccdStopDistance"]) ** 2
     for _ in range(int(SOLVER["ccdIterations"])):
         if float(np.sum((end_fn(pose.world()) - target) ** 2)) < stop2:
             return
@@ -327,7 +321,15 @@ def _two_bone(pose: _Pose, ball: str, hinge: str, end: str, target: np.ndarray, 
             if best is None or key < best[0]:
                 best = (key, xc)
         pose.set_euler(hinge, (best[1], e[1], e[2]))
+    _aim(pose, ball, end, target)
+
+
+def _aim(pose: _Pose, ball: str, end: str, target: np.ndarray) -> None:
+    """Turn ``ball`` by the shortest arc that carries joint ``end`` toward ``target`` (world m),
+    clamped to its ROM box widened to the incoming value (the ball-joint step of
+    :func:`_two_bone`; runtime/solvers/ccd.js ``aim``)."""
     w = pose.world()
+    H = w.pos[ball]
     a, b = w.pos[end] - H, target - H
     na, nb = float(np.linalg.norm(a)), float(np.linalg.norm(b))
     if na < 1e-4 or nb < 1e-4:
@@ -342,6 +344,82 @@ def _two_bone(pose: _Pose, ball: str, hinge: str, end: str, target: np.ndarray, 
     parent_rot = w.rot[ball] @ pose.local[ball].T
     new_local = parent_rot.T @ Rd @ parent_rot @ pose.local[ball]
     pose.set_euler(ball, _clamp_box(ball, matrix_to_euler(new_local), pose.euler[ball]))
+
+
+def _level_palm(pose: _Pose, side: str) -> None:
+    """Lay a floor hand's palm flat (KR §7.2; the palm faces the wrist's local +Z, rig.py): the
+    palm normal is n = S·Rx(eₓ)·Ry(e_y)·Rx(wₓ)·ẑ (S the shoulder's world rotation, e the elbow's
+    Euler angles, wₓ the wrist's flexion; its z turns the palm in its own plane). With m the
+    world-Y row of S·Rx(eₓ), the forearm twist that lets the palm face straight down is
+    e* = atan2(−m₀, −m₂), clamped to the elbow's y box within ±70° (clear of the gimbal lock at ±90° in which the runtime
+    reads a quaternion's XYZ Euler angles back) widened to the authored twist; it is ill-defined
+    for a vertical forearm, so the twist moves from the authored e_y toward e* by
+    w = smoothstep(min(1, |(m₀, m₂)| / 0.5)) · min(1, 2 cos(δ/2)), δ = e* − e_y wrapped to ±180°
+    (the second factor fades the twist out where e* passes behind the forearm and the nearer box
+    edge would switch sides): continuous in the pose. Then
+    n_y = cos wₓ (m₀ sin e_y + m₂ cos e_y) − m₁ sin wₓ is least for (sin wₓ, cos wₓ) ∝ (m₁, −K),
+    K = m₀ sin e_y + m₂ cos e_y, clamped to the wrist's box. The twist turns the forearm about
+    its own axis, so the wrist joint does not move. Same rule in runtime/solvers/hands.js
+    ``levelPalm``."""
+    elbow, wrist = f"elbow_{side}", f"wrist_{side}"
+    ex, ey0, ez = pose.euler[elbow]
+    m = (pose.world().rot[f"shoulder_{side}"] @ rot_x(ex))[1]
+    lo, hi = rom_box(elbow)["y"]
+    dev = math.degrees(math.atan2(-m[0], -m[2])) - ey0
+    dev = (dev + 180.0) % 360.0 - 180.0
+    ey1 = min(max(ey0 + dev, min(max(lo, -70.0), ey0)), max(min(hi, 70.0), ey0))
+    t = min(1.0, math.hypot(m[0], m[2]) / 0.5)
+    f = min(1.0, 2.0 * math.cos(math.radians(dev) / 2.0))
+    ey = ey0 + t * t * (3.0 - 2.0 * t) * f * (ey1 - ey0)
+    K = m[0] * math.sin(math.radians(ey)) + m[2] * math.cos(math.radians(ey))
+    wx = _clamp_box(wrist, (math.degrees(math.atan2(m[1], -K)), 0.0, 0.0))[0]
+    pose.set_euler(elbow, (ex, ey, ez))
+    we = pose.euler[wrist]
+    pose.set_euler(wrist, (wx, we[1], we[2]))
+
+
+def _soft_reach(w: World, side: str, t: np.ndarray) -> np.ndarray:
+    """Soft IK for a held arm near full extension: the elbow angle of a two-bone solve changes
+    as √(L − d) near the straight arm (a millimetre of body motion bends it by degrees, a
+    visible snap), so a wrist target further than L − δ from the shoulder (L the arm's length,
+    δ = ``armSoftReach``) is pulled in to L − δ·exp(−(d − L + δ)/δ) along the same line —
+    continuous with a continuous derivative, at most δ short. Same rule in
+    runtime/solvers/hands.js ``softReach``."""
+    S = w.pos[f"shoulder_{side}"]
+    L = float(np.linalg.norm(w.pos[f"elbow_{side}"] - S) + np.linalg.norm(w.pos[f"wrist_{side}"] - w.pos[f"elbow_{side}"]))
+    k = float(SOLVER["armSoftReach"])
+    d = float(np.linalg.norm(t - S))
+    if d <= L - k or d < 1e-9:
+        return t
+    return S + (t - S) * (L - k * math.exp(-(d - L + k) / k)) / d
+
+
+def _hold_uppers(pose: _Pose, uppers: list[str], anchors: dict[str, np.ndarray]) -> None:
+    """Hands and forearms locked with the feet, after the pivot (issue 5: each contact held where
+    it was planted): each locked hand's palm is laid flat (:func:`_level_palm`) and, when it
+    has an anchor, its arm's two-bone IK (shoulder, elbow; elbow bending −x), twice (turning the
+    arm swings the palm about the wrist), puts the palm on the anchor's x, z with the hand's
+    lowest point on the floor; a locked elbow with an anchor is
+    carried there by the shoulder (:func:`_aim`, at ``elbowFloorHeight``). ``palmRounds`` rounds
+    (the arm's new orientation changes the palm's), ending on the IK. Same steps in runtime/solvers/hands.js ``holdUppers``."""
+    for _ in range(int(SOLVER["palmRounds"])):
+        for c in uppers:
+            s = _side(c)
+            if c.startswith("hand"):
+                _level_palm(pose, s)
+            if c not in anchors:
+                continue
+            if c.startswith("hand"):
+                for _ik in range(2):   # again: turning the arm swings the palm about the wrist
+                    w = pose.world()
+                    d = anchors[c] - w.landmarks[f"palm_{s}"]
+                    d[1] = -w.lowest(subtree(f"wrist_{s}"))
+                    t = _soft_reach(w, s, w.pos[f"wrist_{s}"] + d)
+                    _two_bone(pose, f"shoulder_{s}", f"elbow_{s}", f"wrist_{s}", t, -1.0)
+            else:
+                t = anchors[c].copy()
+                t[1] = float(SOLVER["elbowFloorHeight"])
+                _aim(pose, f"shoulder_{s}", f"elbow_{s}", t)
 
 
 def _hold_weight(low: float, lo: float = 0.2, hi: float = 0.4) -> float:
@@ -661,30 +739,40 @@ def _ground_lock(pose: _Pose, locks: tuple[str, ...], anchors: dict[str, np.ndar
         if rep is not None and s in firm:   # a foot being let go is not a planted foot
             result.feet.append(FootReport(s, rep[0], rep[1], 0.0, 0.0))
     if uppers:
+        for c in uppers:   # palms flat first: the pivot aims at the hands' floor height
+            if c.startswith("hand"):
+                _level_palm(pose, _side(c))
         # hands/forearms + feet: pivot the rigid body about the lateral axis through the mean
         # planted ankle so the mean upper-support height reaches its floor height (KR §6.3).
         yaw_axis = pose.root_rot @ np.array([1.0, 0.0, 0.0])
         yaw_axis[1] = 0.0
         yaw_axis /= max(np.linalg.norm(yaw_axis), 1e-9)
 
+        # the body pivots onto the held hands / forearms (one arriving from the air is carried)
+        support = [c for c in uppers if c in anchors] or uppers
+
         def err() -> float:
             w = pose.world()
-            return float(np.mean([w.pos[EFFECTOR_BONE[c]][1] - _contact_height(w, c) for c in uppers]))
+            return float(np.mean([w.pos[EFFECTOR_BONE[c]][1] - _contact_height(w, c) for c in support]))
 
-        for _ in range(int(SOLVER["pivotIterations"])):
-            e0 = err()
-            if abs(e0) < float(SOLVER["pivotTolerance"]):
-                break
-            w = pose.world()
-            pivot = np.mean([w.pos[f"ankle_{s}"] for s in feet], axis=0)
-            pose.rotate_root_about(yaw_axis, 0.01, pivot)
-            d = (err() - e0) / 0.01
-            pose.rotate_root_about(yaw_axis, -0.01, pivot)
-            if abs(d) < 1e-4:
-                break
-            lim = float(SOLVER["pivotMaxStep"])
-            step = float(np.clip(-e0 / d, -lim, lim))
-            pose.rotate_root_about(yaw_axis, step, pivot)
+        # pivot, then hold; again (``pivotRounds``) when a held arm could not reach its anchor
+        # (a straight arm: the body pivots down to it)
+        for _round in range(int(SOLVER["pivotRounds"])):
+            for _ in range(int(SOLVER["pivotIterations"])):
+                e0 = err()
+                if abs(e0) < float(SOLVER["pivotTolerance"]):
+                    break
+                w = pose.world()
+                pivot = np.mean([w.pos[f"ankle_{s}"] for s in feet], axis=0)
+                pose.rotate_root_about(yaw_axis, 0.01, pivot)
+                d = (err() - e0) / 0.01
+                pose.rotate_root_about(yaw_axis, -0.01, pivot)
+                if abs(d) < 1e-4:
+                    break
+                lim = float(SOLVER["pivotMaxStep"])
+                step = float(np.clip(-e0 / d, -lim, lim))
+                pose.rotate_root_about(yaw_axis, step, pivot)
+            _hold_uppers(pose, uppers, anchors)
         low = pose.world().lowest()
         if low < 0:
             pose.move((0.0, -low, 0.0))
@@ -734,7 +822,6 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
     prev_world, prev_turn, prev_travel = base_world, 0.0, (0.0, 0.0)
     prev_pins: dict[tuple[str, str], np.ndarray] = {}
     prev_support = {"foot_left", "foot_right"}   # the start pose stands on whatever is down
-    prev_grips: set = set()                       # (effector, anchor) held at the previous end
     phases: list[PhaseSolution] = []
     # gait exception (KR §8): a clip that travels and floor-pins feet on both sides treats floor
     # foot pins as stance feet: the root keeps its travelled position, the leg reaches the plant
@@ -766,6 +853,18 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
                     a = unchor(chor(p, prev_turn, prev_travel), kf.turn, kf.travel)
                 a[1] = 0.0
                 anchors[f"foot_{s}"] = a
+        # hands and forearms held where they were on the floor when the phase began (the palm;
+        # the elbow joint), carried like a stance of feet (runtime/solvers/hands.js ``planUpper``)
+        for c in kf.ground_lock:
+            if c.startswith("hand"):
+                p, low = prev_world.landmarks[f"palm_{_side(c)}"], prev_world.lowest(subtree(EFFECTOR_BONE[c]))
+            elif c.startswith("elbow"):
+                p = prev_world.pos[EFFECTOR_BONE[c]]
+                low = float(p[1]) - float(SOLVER["elbowFloorHeight"])
+            else:
+                continue
+            if low <= planted_h:
+                anchors[c] = unchor(chor(p, prev_turn, prev_travel), kf.turn, kf.travel)
         # ground-locked contacts not near the floor when the phase begins
         prev_low = prev_world.lowest_by_bone()
         for c in kf.ground_lock:
@@ -837,20 +936,17 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
         if kf.ground_lock or any(c.target == FLOOR for c, _a in pin_targets):
             _clear_free_limbs(pose, kf)
 
-        # grips (KR §9.2): translate by the mean (anchor − wrist) over the hands that already
-        # held their bar at the previous phase end (the body hangs from them while another hand
-        # takes hold), or over every gripping hand when none did, then CCD each arm
+        # grips (KR §9.2): translate by the mean (anchor − wrist), then CCD each arm
         grip_targets = [(c, np.asarray(anchor_position(c.target), float)) for c in kf.grips]
         if grip_targets:
             w = pose.world()
-            held = [(c, a) for c, a in grip_targets if (c.effector, c.target) in prev_grips] or grip_targets
-            delta = np.mean([a - w.pos[EFFECTOR_BONE[c.effector]] for c, a in held], axis=0)
+            delta = np.mean([a - w.pos[EFFECTOR_BONE[c.effector]] for c, a in grip_targets], axis=0)
             pose.move(delta)
             for c, a in grip_targets:
                 s = _side(c.effector)
                 chain = (f"shoulder_{s}", f"elbow_{s}")
                 _ccd(pose, chain, lambda ww, b=EFFECTOR_BONE[c.effector]: ww.pos[b], a,
-                     {j: pose.euler[j] for j in chain}, float(SOLVER["gripStopDistance"]))
+                     {j: pose.euler[j] for j in chain})
                 _close_hand(pose, s)
 
         if kf.ground_lock:   # drift is measured before the prop push, which may walk the feet
@@ -924,7 +1020,6 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
         res.euler = dict(pose.euler)
         phases.append(res)
         prev_world, prev_turn, prev_travel = w, kf.turn, kf.travel
-        prev_grips = {(c.effector, c.target) for c in kf.grips}
         if kf.ground_lock or kf.pins or kf.grips:
             prev_support = set(kf.ground_lock) | {c.effector for c in kf.pins}
         else:

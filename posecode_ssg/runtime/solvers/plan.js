@@ -18,6 +18,7 @@
  */
 
 import { makeChain } from "./ccd.js";
+import { planUpper } from "./hands.js";
 
 const SIDES = ["left", "right"];
 
@@ -136,7 +137,7 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
     plan.lockHeld = new Uint8Array(feet.length);
     plan.lockLevel = !gl.some((c) => c.startsWith("hand_") || c.startsWith("elbow_"));
     // hands / forearms locked with the feet: the body pivots about the feet (root.js)
-    plan.uppers = gl.filter((c) => c.startsWith("hand_") || c.startsWith("elbow_")).map((c) => contactHeightRule(rig, sk, c));
+    plan.uppers = gl.filter((c) => c.startsWith("hand_") || c.startsWith("elbow_")).map((c) => planUpper(rig, sk, c, startPos, prevRoot));
     plan.lockSole = Int16Array.from(feet.map((s) => sk.landmarkIndex.get(`sole_${s}`)));
     plan.lockChain = feet.map((s) => makeChain(rig, sk, [`hip_${s}`, `knee_${s}`], `ankle_${s}`));
     plan.lockWeight = new Float64Array(feet.length);
@@ -217,10 +218,8 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
     const fingers = Int16Array.from(digits.map((d) => sk.index.get(`${d}_${side}`)));
     const curl = Float64Array.from(digits.flatMap((d) => (d === "thumb"
       ? [hs.thumbCurl, 0, side === "left" ? hs.thumbZ : -hs.thumbZ] : [hs.curl, 0, 0])));
-    // held: the previous phase ended holding this bar with this hand (root.js `grip`)
-    const held = (prevPhase?.grip || []).some(([e, an]) => e === effector && an === anchor);
     plan.grips.push({ effector, anchor, bone: sk.index.get(wrist), target: Float64Array.from(p),
-      chain: makeChain(rig, sk, [`shoulder_${side}`, `elbow_${side}`], wrist), fingers, curl, held });
+      chain: makeChain(rig, sk, [`shoulder_${side}`, `elbow_${side}`], wrist), fingers, curl });
   }
   return plan;
 }

@@ -13,6 +13,7 @@
 import { contactHeight } from "./plan.js";
 import { fromEulerXYZ, mul, rotateVec } from "../quat.js";
 import { ccd } from "./ccd.js";
+import { holdUppers, levelPalms, upperGap } from "./hands.js";
 import { twoBone } from "./limb.js";
 
 const DEG = 180 / Math.PI;
@@ -159,15 +160,6 @@ function rotateRootAbout(ctx, ax, angle, pivot) {
   sk.forward(ctx.localQ);
 }
 
-/** Mean height (m) of the hands / forearms above their floor contact height. */
-function upperError(ctx) {
-  const sk = ctx.skeleton, u = ctx.plan.uppers;
-  sk.measureLowest();
-  let e = 0;
-  for (let i = 0; i < u.length; i++) e += sk.worldP[u[i].bone * 3 + 1] - contactHeight(sk, u[i]);
-  return e / u.length;
-}
-
 /**
  * Hands or forearms locked with the feet (plank, mountain-climber; KR §6.3 second path, solve.py
  * `_ground_lock`): Newton iterations (at most `solver.pivotIterations`, finite difference
@@ -177,21 +169,25 @@ function upperError(ctx) {
  */
 function pivotOnFeet(ctx) {
   const sk = ctx.skeleton, p = ctx.plan, solver = ctx.rig.solver, q = sk.rootQ;
+  levelPalms(ctx);
   const x = q[0], y = q[1], z = q[2], w = q[3];
   _ax[0] = 1 - 2 * (y * y + z * z); _ax[1] = 0; _ax[2] = 2 * (x * z - w * y);
   const n = Math.max(Math.hypot(_ax[0], _ax[2]), 1e-9);
   _ax[0] /= n; _ax[2] /= n;
-  for (let it = 0; it < solver.pivotIterations; it++) {
-    const e0 = upperError(ctx);
-    if (Math.abs(e0) < solver.pivotTolerance) break;
-    _pv.fill(0);
-    for (let k = 0; k < p.lockAnkles.length; k++) for (let a = 0; a < 3; a++) _pv[a] += sk.worldP[p.lockAnkles[k] * 3 + a] / p.lockAnkles.length;
-    rotateRootAbout(ctx, _ax, 0.01, _pv);
-    const d = (upperError(ctx) - e0) / 0.01;
-    rotateRootAbout(ctx, _ax, -0.01, _pv);
-    if (Math.abs(d) < 1e-4) break;
-    const step = Math.min(Math.max(-e0 / d, -solver.pivotMaxStep), solver.pivotMaxStep);
-    rotateRootAbout(ctx, _ax, step, _pv);
+  for (let round = 0; round < solver.pivotRounds; round++) {   // again when a held arm fell short
+    for (let it = 0; it < solver.pivotIterations; it++) {
+      const e0 = upperGap(ctx);
+      if (Math.abs(e0) < solver.pivotTolerance) break;
+      _pv.fill(0);
+      for (let k = 0; k < p.lockAnkles.length; k++) for (let a = 0; a < 3; a++) _pv[a] += sk.worldP[p.lockAnkles[k] * 3 + a] / p.lockAnkles.length;
+      rotateRootAbout(ctx, _ax, 0.01, _pv);
+      const d = (upperGap(ctx) - e0) / 0.01;
+      rotateRootAbout(ctx, _ax, -0.01, _pv);
+      if (Math.abs(d) < 1e-4) break;
+      const step = Math.min(Math.max(-e0 / d, -solver.pivotMaxStep), solver.pivotMaxStep);
+      rotateRootAbout(ctx, _ax, step, _pv);
+    }
+    holdUppers(ctx);
   }
   const low = sk.measureLowest();
   if (low < 0) sk.translate(0, -low, 0);
@@ -326,27 +322,24 @@ function closeHand(ctx, g) {
 }
 
 /**
- * Grip: translate the root by the mean (anchor − wrist joint) over the hands that already held
- * their bar at the previous phase end (the body hangs from them while another hand takes hold),
- * or over every gripping hand when none did; then CCD each arm (shoulder, elbow) onto its anchor,
- * stopping within `solver.gripStopDistance` (solve.py, "grips (KR §9.2)"; solvers/ccd.js).
+ * Grip: translate the root by the mean (anchor − wrist joint) over the gripping hands, then CCD
+ * each arm (shoulder, elbow) onto its anchor (solve.py, "grips (KR §9.2)"; solvers/ccd.js).
  */
 export const grip = {
   name: "grip",
   run(ctx) {
     const g = ctx.plan.grips, n = g.length;
     if (!n) return;
-    const sk = ctx.skeleton, w = sk.worldP, some = g.some((x) => x.held);
-    let dx = 0, dy = 0, dz = 0, m = 0;
+    const sk = ctx.skeleton, w = sk.worldP;
+    let dx = 0, dy = 0, dz = 0;
     for (let i = 0; i < n; i++) {
-      if (some && !g[i].held) continue;
       const o = g[i].bone * 3;
-      dx += g[i].target[0] - w[o]; dy += g[i].target[1] - w[o + 1]; dz += g[i].target[2] - w[o + 2]; m++;
+      dx += g[i].target[0] - w[o]; dy += g[i].target[1] - w[o + 1]; dz += g[i].target[2] - w[o + 2];
     }
-    sk.translate(dx / m, dy / m, dz / m);
+    sk.translate(dx / n, dy / n, dz / n);
     // then each arm reaches its anchor (CCD, elbow bends −x) and the hand closes
     for (let i = 0; i < n; i++) {
-      ccd(ctx, g[i].chain, g[i].target, -1, false, ctx.rig.solver.gripStopDistance);
+      ccd(ctx, g[i].chain, g[i].target, -1);
       closeHand(ctx, g[i]);
     }
   },
