@@ -416,6 +416,7 @@ HAND_STATES: Mapping[str, Mapping[str, float]] = MappingProxyType({
 SOLVER: Mapping[str, float] = MappingProxyType({
     "ccdIterations": 12,          # KR §7
     "ccdStopDistance": 0.01,      # m, KR §7 (squared distance < 1e-4)
+    "gripStopDistance": 0.002,    # m: a grip's arm CCD stops nearer (issue 5: grip residual ≤ 5 mm)
     "reachTolerance": 0.03,       # m: "reached" (KR §7)
     "reachShortReport": 0.02,     # m: build-time diagnostic threshold (issue 3)
     "plantedHeight": 0.05,        # m: a locked contact within this of the floor is planted (KR §6.3)

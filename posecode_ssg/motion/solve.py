@@ -190,16 +190,19 @@ def _effector_point(w: World, effector: str, target: str) -> np.ndarray:
     return w.pos[EFFECTOR_BONE[effector]]
 
 
-def _ccd(pose: _Pose, chain: tuple[str, ...], end_fn, target: np.ndarray, widen: dict) -> None:
+def _ccd(pose: _Pose, chain: tuple[str, ...], end_fn, target: np.ndarray, widen: dict,
+         stop: float | None = None) -> None:
     """CCD from the authored pose and, when that stops short (a target out of reach), a second
     try with the hinge (elbow / knee) straightened and only the ball joint aiming; keeps the
-    closer result. See :func:`_ccd_run`."""
-    _prebend(pose, chain, end_fn, target, widen)
+    closer result. See :func:`_ccd_run`; ``stop`` (m) defaults to ``ccdStopDistance`` (a grip
+    asks for ``gripStopDistance``)."""
+    stop = float(SOLVER["ccdStopDistance"]) if stop is None else stop
+    _prebend(pose, chain, end_fn, target, widen, stop)
     start = {j: pose.euler[j] for j in chain}
-    _ccd_run(pose, chain, end_fn, target, widen)
+    _ccd_run(pose, chain, end_fn, target, widen, stop)
     d1 = float(np.linalg.norm(end_fn(pose.world()) - target))
     hinges = [j for j in chain if j.startswith(("elbow", "knee"))]
-    if d1 <= float(SOLVER["ccdStopDistance"]) or not hinges:
+    if d1 <= stop or not hinges:
         return
     first = {j: pose.euler[j] for j in chain}
     for j in chain:
@@ -207,13 +210,14 @@ def _ccd(pose: _Pose, chain: tuple[str, ...], end_fn, target: np.ndarray, widen:
     for j in hinges:
         e = start[j]
         pose.set_euler(j, _clamp_box(j, (0.0, e[1], e[2]), widen.get(j)))
-    _ccd_run(pose, tuple(j for j in chain if j not in hinges), end_fn, target, widen)
+    _ccd_run(pose, tuple(j for j in chain if j not in hinges), end_fn, target, widen, stop)
     if float(np.linalg.norm(end_fn(pose.world()) - target)) > d1:
         for j in chain:
             pose.set_euler(j, first[j])
 
 
-def _prebend(pose: _Pose, chain: tuple[str, ...], end_fn, target: np.ndarray, widen: dict) -> None:
+def _prebend(pose: _Pose, chain: tuple[str, ...], end_fn, target: np.ndarray, widen: dict,
+             stop: float | None = None) -> None:
     """Break CCD's straight-limb singularity: when the target is nearer the chain's root joint
     than the end point and the hinge is straighter than the law of cosines says it must be
     (d² = a² + b² + 2ab·cos θ), bend the hinge (knee +x, elbow −x) to that angle, inside its box,
@@ -235,14 +239,16 @@ def _prebend(pose: _Pose, chain: tuple[str, ...], end_fn, target: np.ndarray, wi
         pose.set_euler(chain[1], _clamp_box(chain[1], (sign * theta, e[1], e[2]), widen.get(chain[1])))
         # then aim the whole bent limb from its root joint (a distal-first CCD pass would
         # straighten the hinge again)
-        _ccd_run(pose, chain[:1], end_fn, target, widen)
+        _ccd_run(pose, chain[:1], end_fn, target, widen, stop)
 
 
-def _ccd_run(pose: _Pose, chain: tuple[str, ...], end_fn, target: np.ndarray, widen: dict) -> None:
+def _ccd_run(pose: _Pose, chain: tuple[str, ...], end_fn, target: np.ndarray, widen: dict,
+             stop: float | None = None) -> None:
     """CCD (KR §7): visit the chain distal → proximal, rotate each joint to swing the end point
     toward the target, clamp its Euler angles into the ROM box (widened to the authored value)
-    after every step; at most ``ccdIterations`` passes, stop within ``ccdStopDistance``."""
-    stop2 = float(SOLVER["ccdStopDistance"]) ** 2
+    after every step; at most ``ccdIterations`` passes, stop within ``stop`` (m, default
+    ``ccdStopDistance``)."""
+    stop2 = float(SOLVER["ccdStopDistance"] if stop is None else stop) ** 2
     for _ in range(int(SOLVER["ccdIterations"])):
         if float(np.sum((end_fn(pose.world()) - target) ** 2)) < stop2:
             return
@@ -822,6 +828,7 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
     prev_world, prev_turn, prev_travel = base_world, 0.0, (0.0, 0.0)
     prev_pins: dict[tuple[str, str], np.ndarray] = {}
     prev_support = {"foot_left", "foot_right"}   # the start pose stands on whatever is down
+    prev_grips: set = set()                       # (effector, anchor) held at the previous end
     phases: list[PhaseSolution] = []
     # gait exception (KR §8): a clip that travels and floor-pins feet on both sides treats floor
     # foot pins as stance feet: the root keeps its travelled position, the leg reaches the plant
@@ -936,17 +943,20 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
         if kf.ground_lock or any(c.target == FLOOR for c, _a in pin_targets):
             _clear_free_limbs(pose, kf)
 
-        # grips (KR §9.2): translate by the mean (anchor − wrist), then CCD each arm
+        # grips (KR §9.2): translate by the mean (anchor − wrist) over the hands that already
+        # held their bar at the previous phase end (the body hangs from them while another hand
+        # takes hold), or over every gripping hand when none did, then CCD each arm
         grip_targets = [(c, np.asarray(anchor_position(c.target), float)) for c in kf.grips]
         if grip_targets:
             w = pose.world()
-            delta = np.mean([a - w.pos[EFFECTOR_BONE[c.effector]] for c, a in grip_targets], axis=0)
+            held = [(c, a) for c, a in grip_targets if (c.effector, c.target) in prev_grips] or grip_targets
+            delta = np.mean([a - w.pos[EFFECTOR_BONE[c.effector]] for c, a in held], axis=0)
             pose.move(delta)
             for c, a in grip_targets:
                 s = _side(c.effector)
                 chain = (f"shoulder_{s}", f"elbow_{s}")
                 _ccd(pose, chain, lambda ww, b=EFFECTOR_BONE[c.effector]: ww.pos[b], a,
-                     {j: pose.euler[j] for j in chain})
+                     {j: pose.euler[j] for j in chain}, float(SOLVER["gripStopDistance"]))
                 _close_hand(pose, s)
 
         if kf.ground_lock:   # drift is measured before the prop push, which may walk the feet
@@ -1020,6 +1030,7 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
         res.euler = dict(pose.euler)
         phases.append(res)
         prev_world, prev_turn, prev_travel = w, kf.turn, kf.travel
+        prev_grips = {(c.effector, c.target) for c in kf.grips}
         if kf.ground_lock or kf.pins or kf.grips:
             prev_support = set(kf.ground_lock) | {c.effector for c in kf.pins}
         else:

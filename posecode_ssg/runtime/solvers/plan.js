@@ -218,8 +218,10 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
     const fingers = Int16Array.from(digits.map((d) => sk.index.get(`${d}_${side}`)));
     const curl = Float64Array.from(digits.flatMap((d) => (d === "thumb"
       ? [hs.thumbCurl, 0, side === "left" ? hs.thumbZ : -hs.thumbZ] : [hs.curl, 0, 0])));
+    // held: the previous phase ended holding this bar with this hand (root.js `grip`)
+    const held = (prevPhase?.grip || []).some(([e, an]) => e === effector && an === anchor);
     plan.grips.push({ effector, anchor, bone: sk.index.get(wrist), target: Float64Array.from(p),
-      chain: makeChain(rig, sk, [`shoulder_${side}`, `elbow_${side}`], wrist), fingers, curl });
+      chain: makeChain(rig, sk, [`shoulder_${side}`, `elbow_${side}`], wrist), fingers, curl, held });
   }
   return plan;
 }

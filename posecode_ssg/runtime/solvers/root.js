@@ -322,24 +322,27 @@ function closeHand(ctx, g) {
 }
 
 /**
- * Grip: translate the root by the mean (anchor − wrist joint) over the gripping hands, then CCD
- * each arm (shoulder, elbow) onto its anchor (solve.py, "grips (KR §9.2)"; solvers/ccd.js).
+ * Grip: translate the root by the mean (anchor − wrist joint) over the hands that already held
+ * their bar at the previous phase end (the body hangs from them while another hand takes hold),
+ * or over every gripping hand when none did; then CCD each arm (shoulder, elbow) onto its anchor,
+ * stopping within `solver.gripStopDistance` (solve.py, "grips (KR §9.2)"; solvers/ccd.js).
  */
 export const grip = {
   name: "grip",
   run(ctx) {
     const g = ctx.plan.grips, n = g.length;
     if (!n) return;
-    const sk = ctx.skeleton, w = sk.worldP;
-    let dx = 0, dy = 0, dz = 0;
+    const sk = ctx.skeleton, w = sk.worldP, some = g.some((x) => x.held);
+    let dx = 0, dy = 0, dz = 0, m = 0;
     for (let i = 0; i < n; i++) {
+      if (some && !g[i].held) continue;
       const o = g[i].bone * 3;
-      dx += g[i].target[0] - w[o]; dy += g[i].target[1] - w[o + 1]; dz += g[i].target[2] - w[o + 2];
+      dx += g[i].target[0] - w[o]; dy += g[i].target[1] - w[o + 1]; dz += g[i].target[2] - w[o + 2]; m++;
     }
-    sk.translate(dx / n, dy / n, dz / n);
+    sk.translate(dx / m, dy / m, dz / m);
     // then each arm reaches its anchor (CCD, elbow bends −x) and the hand closes
     for (let i = 0; i < n; i++) {
-      ccd(ctx, g[i].chain, g[i].target, -1);
+      ccd(ctx, g[i].chain, g[i].target, -1, false, ctx.rig.solver.gripStopDistance);
       closeHand(ctx, g[i]);
     }
   },
