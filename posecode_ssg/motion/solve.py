@@ -474,6 +474,23 @@ def _clear_free_limbs(pose: _Pose, kf) -> None:
             pose.set_euler(ankle, _clamp_box(ankle, (e[0] + math.degrees(th), e[1], e[2]), e))
 
 
+def _palm_down(pose: _Pose, side: str) -> None:
+    """Dip bars (KR §9.2 step 4): extend the wrist so the palm (its local +Z) turns down onto the
+    rail. Turning the wrist by θ about its parent's X axis u (adding θ to its intrinsic-XYZ x)
+    takes the palm normal n to n∥ + n⊥ cos θ + (u × n) sin θ, whose downward part is largest at
+    θ = atan2(−(u × n)_y, −n⊥_y); x is clamped to the wrist's ROM box (strict). Same rule in
+    runtime/solvers/root.js ``palmDown``."""
+    wrist = f"wrist_{side}"
+    w = pose.world()
+    n = w.rot[wrist] @ np.array([0.0, 0.0, 1.0])
+    u = w.rot[PARENT[wrist]] @ np.array([1.0, 0.0, 0.0])
+    perp = n - u * float(n @ u)
+    theta = math.degrees(math.atan2(-float(np.cross(u, n)[1]), -float(perp[1])))
+    x, y, z = pose.euler[wrist]
+    lo, hi = rom_box(wrist)["x"]
+    pose.set_euler(wrist, (min(max(x + theta, lo), hi), y, z))
+
+
 def _close_hand(pose: _Pose, side: str, state: str = "grip") -> None:
     """Close a hand around the bar (KR §9.2 step 5, §9.3): index to pinky curl about their local
     X, the thumb curls and turns across (local Z: left −, right +) by rig ``HAND_STATES[state]``;
@@ -957,6 +974,8 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
                 chain = (f"shoulder_{s}", f"elbow_{s}")
                 _ccd(pose, chain, lambda ww, b=EFFECTOR_BONE[c.effector]: ww.pos[b], a,
                      {j: pose.euler[j] for j in chain}, float(SOLVER["gripStopDistance"]))
+                if c.target.startswith("bars"):
+                    _palm_down(pose, s)
                 _close_hand(pose, s)
 
         if kf.ground_lock:   # drift is measured before the prop push, which may walk the feet

@@ -221,7 +221,8 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
     // held: the previous phase ended holding this bar with this hand (root.js `grip`)
     const held = (prevPhase?.grip || []).some(([e, an]) => e === effector && an === anchor);
     plan.grips.push({ effector, anchor, bone: sk.index.get(wrist), target: Float64Array.from(p),
-      chain: makeChain(rig, sk, [`shoulder_${side}`, `elbow_${side}`], wrist), fingers, curl, held });
+      chain: makeChain(rig, sk, [`shoulder_${side}`, `elbow_${side}`], wrist), fingers, curl, held,
+      rail: anchor.startsWith("bars") });   // dip bars: the palm turns down onto the rail
   }
   return plan;
 }
