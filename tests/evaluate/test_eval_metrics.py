@@ -187,6 +187,20 @@ def test_rom_violations_use_the_rig_boxes_with_tolerance():
     assert evaluate_samples(s, mot, RIG).worst["rom"] == 0
 
 
+def test_rom_angles_count_modulo_a_full_turn():
+    # the shoulder's flexion limit is −180° (rig.json rom): an arm 0.2° past it reads as +179.8°
+    # from atan2; it is 0.2° out (within tolerance), 0.8° past it is 0.8° out, not ~120°
+    mot = motion([{"name": "Overhead", "d": 1.0}])
+    s = samples(mot)
+    sh = s.bones.index("shoulder_left")
+    s.local[:, sh] = euler_to_quat((-180.2, 0.0, 0.0))
+    assert evaluate_samples(s, mot, RIG).worst["rom"] == 0
+    s.local[:, sh] = euler_to_quat((-180.8, 0.0, 0.0))
+    res = evaluate_samples(s, mot, RIG)
+    assert res.worst["rom"] == len(s.t)
+    assert failing(res, "rom")[0].value == pytest.approx(0.8, abs=1e-6)
+
+
 def test_euler_decomposition_matches_the_compiler_convention():
     rng = np.random.default_rng(5)
     for _ in range(50):
