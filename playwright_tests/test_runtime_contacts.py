@@ -6,10 +6,12 @@ expected values of the bug cases mo-planted-feet-skate and mo-deadlift-heel-lift
 
 Measures (from ``el.sample()`` at t = k/60 s, world metres):
 
-- drift: the horizontal move of a locked foot's sole centre since the first sample of its
-  current hold (locked and within 5 mm of the floor, uninterrupted), in the choreography frame
+- drift: the horizontal move of a locked foot's toe point, and of its heel point while the heel
+  is down on a foot the document keeps flat, since the first sample of its current hold (locked
+  and within 5 mm of the floor, uninterrupted; a heel from when it is down), in the choreography frame
   (turn and travel removed) when both feet are locked, in the travel frame for a single locked
-  foot (the pivot of a turn stays put in the world);
+  foot (the pivot of a turn stays put in the world); a heel rising on tiptoe or under the
+  ankle's range swings about the ball of the foot by design (issue 5);
 - lift and tilt: heel and toe heights and the sole's tilt (angle between the ankle's world +Y and
   up) of a held foot that the document keeps flat (authored ankle x at both ends of the segment
   ≤ rig.json ``solver.plantigradeMaxAnkle``, no hands/forearms lock): at most 5 mm and 5°, or a
@@ -110,7 +112,7 @@ def check_loop(doc: dict, samples: list[dict], *, solver: dict) -> dict[str, tup
             worst[m] = (v, where)
 
     phases = doc["phases"]
-    holds: dict[str, tuple[float, float] | None] = {}
+    holds: dict[str, dict[str, tuple[float, float]]] = {}
     last_seg = None
     for s in samples:
         seg = s["segment"]
@@ -130,24 +132,25 @@ def check_loop(doc: dict, samples: list[dict], *, solver: dict) -> dict[str, tup
                 support = set(prev.get("gl") or []) | {e for e, _a in prev.get("pin") or []}
             else:
                 support = {"foot_left", "foot_right"}
-            holds = {side: None for side in feet if f"foot_{side}" in support}
+            holds = {side: {} for side in feet if f"foot_{side}" in support}
             last_seg = seg
         for side in list(holds):
             lm = s["lm"]
-            heel, toe, sole = lm[f"heel_{side}"][1], lm[f"toe_{side}"][1], lm[f"sole_{side}"]
+            heel, toe = lm[f"heel_{side}"][1], lm[f"toe_{side}"][1]
             if min(heel, toe) > LIMIT_MM / 1000:
                 del holds[side]   # let go (a foot the authored joints lift), for the rest of the segment
                 continue
-            x, z = sole[0] - tx, sole[2] - tz
-            if len(feet) == 2:
-                x, z = math.cos(yaw) * x - math.sin(yaw) * z, math.sin(yaw) * x + math.cos(yaw) * z
             where = f"t={s['t']:.3f} seg {seg} foot_{side}"
-            if holds[side] is None:
-                holds[side] = (x, z)
-            if f"foot_{side}" not in slid:   # a slide the leg cannot prevent is named, not silent
-                note("drift", 1000 * math.dist(holds[side], (x, z)), where)
             flat = (all(a <= solver["plantigradeMaxAnkle"] for a in authored_ankle_x(doc, seg, side))
                     and not any(c.startswith(("hand_", "elbow_")) for c in gl))
+            for point in ("toe", "heel") if flat and heel <= LIMIT_MM / 1000 else ("toe",):
+                p = lm[f"{point}_{side}"]
+                x, z = p[0] - tx, p[2] - tz
+                if len(feet) == 2:
+                    x, z = math.cos(yaw) * x - math.sin(yaw) * z, math.sin(yaw) * x + math.cos(yaw) * z
+                start = holds[side].setdefault(point, (x, z))
+                if f"foot_{side}" not in slid:   # a slide the leg cannot prevent is named, not silent
+                    note("drift", 1000 * math.dist(start, (x, z)), f"{where} {point}")
             if flat and f"foot_{side}" not in warned:
                 note("lift", 1000 * max(abs(heel), abs(toe)), where)
                 note("tilt", sole_tilt_deg(s["q"][f"ankle_{side}"]), where)

@@ -417,8 +417,10 @@ def _interval_drift(ctx: Context, pts: np.ndarray, held: np.ndarray, mode: np.nd
 
 def planted_metrics(ctx: Context, res: DocumentMetrics) -> None:
     """Drift (horizontal movement of a held contact's points from where its interval began, in
-    its frame; a foot's toe always, its heel too while the foot is expected flat — a heel rising
-    on tiptoe swings forward by design, KR §13 "toe centre when on tiptoe" — each sole point
+    its frame; a foot's toe always, its heel too while the foot is expected flat and the heel is
+    down (within ``plantTolerance``) — a heel rising on tiptoe, or lifted by the ankle's range
+    (kinematic-foot-flat), swings about the ball by design, KR §13 "toe centre when on tiptoe" —
+    each sole point
     from when it touches down), heel and toe height (|y|, mm) of a held foot (the heel only while
     flat is expected), and sole tilt (angle between the sole normal, ankle local +Y, and world
     up) of a held foot expected flat. A segment whose held foot does not begin flat (heel or toe
@@ -450,8 +452,11 @@ def planted_metrics(ctx: Context, res: DocumentMetrics) -> None:
                 lift_toe[a:b] = False
                 flat[a:b] = False
         flat &= held
+        # the heel counts while it is down: a heel the ankle's range lifts (kinematic-foot-flat)
+        # swings about the ball of the foot with the rest of the sole, as on tiptoe (issue 5)
+        heel_drift = _interval_drift(ctx, pts[:, 0:1], flat, mode, touch=True)
         drift = np.maximum(_interval_drift(ctx, pts[:, 1:2], held, mode, touch=True),     # toe
-                           _interval_drift(ctx, pts[:, 0:1], flat, mode, touch=True))     # heel
+                           np.where(heel <= tol_mm, heel_drift, 0.0))                     # heel
         _merge(res, "drift", _worst(drift, held))
         res.violations += _violations(ctx, "drift", contact, drift, held, METRIC["drift"].limit)
         up = quat_matrices(s.orient[:, s.bones.index(f"ankle_{side}")])[:, :, 1]

@@ -428,6 +428,59 @@ def _hold_uppers(pose: _Pose, uppers: list[str], anchors: dict[str, np.ndarray])
                 _aim(pose, f"shoulder_{s}", f"elbow_{s}", t)
 
 
+def _hold_mu(w: World, side: str) -> float:
+    """Where a planted foot holds the floor (issue 5: a heel raise pivots about the ball of the
+    foot, a foot on its heel about the heel): μ of the sole point sole + μ·(toe − sole), μ =
+    x(3 − x²)/2 with x = (heel − toe height) / ``plantTolerance`` clamped to [−1, 1]: the sole
+    centre while the foot is flat, its toe edge once the heel is up, its heel once the toes are
+    up. Same rule in runtime/solvers/plan.js ``holdMu``."""
+    x = (float(w.landmarks[f"heel_{side}"][1]) - float(w.landmarks[f"toe_{side}"][1])) / float(SOLVER["plantTolerance"])
+    x = min(1.0, max(-1.0, x))
+    return 0.5 * x * (3.0 - x * x)
+
+
+def _hold_point(w: World, side: str) -> tuple[np.ndarray, float]:
+    """The held sole point sole + μ(toe − sole) of a planted foot (world m) and its μ."""
+    m = _hold_mu(w, side)
+    sole = w.landmarks[f"sole_{side}"]
+    return sole + m * (w.landmarks[f"toe_{side}"] - sole), m
+
+
+def _footprint(w: World, side: str) -> tuple[np.ndarray, np.ndarray]:
+    """The floor footprint of a foot (world, y = 0): C, the centre of its flat sole, and D, half
+    its sole line (sole → toe) laid flat along its heading, taken so that C + μD is the held
+    point now (:func:`_hold_point`). A held foot keeps C + μD under its held point whatever its
+    pitch. Same rule in runtime/solvers/plan.js ``footprint``."""
+    sole, toe = w.landmarks[f"sole_{side}"], w.landmarks[f"toe_{side}"]
+    u = toe - sole
+    uh = np.array([u[0], 0.0, u[2]])
+    D = uh * (float(np.linalg.norm(u)) / max(float(np.linalg.norm(uh)), 1e-9))
+    C = sole + _hold_mu(w, side) * (uh - D)
+    C[1] = 0.0
+    return C, D
+
+
+def _swivel(pose: _Pose, side: str, heading: np.ndarray, k: float) -> None:
+    """Keep a planted foot's heading (issue 5: a hip turned out or in must not turn a planted
+    foot): swivel the leg about its hip → ankle axis a (the ankle stays put) by ψ / a_y, ψ the
+    signed angle about +Y from the foot's heading (heel → toe) to ``heading`` — a leg hanging
+    down turns its foot by about −a_y times its swivel; scaled by ``k`` (how firmly the foot is
+    held), the hip clamped into its box widened to the incoming angles. Same steps in
+    runtime/solvers/limb.js ``swivel``."""
+    w = pose.world()
+    hip = f"hip_{side}"
+    a = w.pos[f"ankle_{side}"] - w.pos[hip]
+    n = float(np.linalg.norm(a))
+    if not a[1] < -0.3 * n:
+        return
+    u = w.landmarks[f"toe_{side}"] - w.landmarks[f"heel_{side}"]
+    psi = math.atan2(float(u[2] * heading[0] - u[0] * heading[2]), float(u[0] * heading[0] + u[2] * heading[2]))
+    Rd = axis_angle_matrix(a / n, k * psi * n / float(a[1]))
+    parent_rot = w.rot[hip] @ pose.local[hip].T
+    new_local = parent_rot.T @ Rd @ parent_rot @ pose.local[hip]
+    pose.set_euler(hip, _clamp_box(hip, matrix_to_euler(new_local), pose.euler[hip]))
+
+
 def _hold_weight(low: float, lo: float = 0.2, hi: float = 0.4) -> float:
     """How firmly a ground-locked foot is held (0–1) from its lowest point ``low`` (m) above the
     floor before the hold: 1 up to ``lo`` × ``solver.plantedHeight``, smoothstep down to 0 at
@@ -710,6 +763,15 @@ def _floor_target(w: World, c: Contact) -> np.ndarray:
     return p
 
 
+def _hold_error(w: World, side: str, anchor: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """Horizontal error (m, y = 0) of a held foot: its footprint point C + μD (``anchor`` =
+    (C, D), :func:`_footprint`) minus its held point (:func:`_hold_point`)."""
+    p, m = _hold_point(w, side)
+    e = anchor[0] + m * anchor[1] - p
+    e[1] = 0.0
+    return e
+
+
 def _ground_lock(pose: _Pose, locks: tuple[str, ...], anchors: dict[str, np.ndarray],
                  semantic_ankle: dict[str, float], result: PhaseSolution) -> None:
     planted_h = float(SOLVER["plantedHeight"])
@@ -746,21 +808,27 @@ def _ground_lock(pose: _Pose, locks: tuple[str, ...], anchors: dict[str, np.ndar
             w = pose.world()
             errors = []
             for s, kh, _kv in held:
-                e = anchors[f"foot_{s}"] - w.landmarks[f"sole_{s}"]
-                e[1] = 0.0
-                errors.append((e, kh))
+                errors.append((_hold_error(w, s, anchors[f"foot_{s}"]), kh))
             pose.move(_stance_shift(errors))
             for s, kh, kv in held:
                 w = pose.world()
-                err = anchors[f"foot_{s}"] - w.landmarks[f"sole_{s}"]
-                err *= kh
+                err = _hold_error(w, s, anchors[f"foot_{s}"]) * kh
                 err[1] = -kv * w.lowest(subtree(f"ankle_{s}"))
                 _two_bone(pose, f"hip_{s}", f"knee_{s}", f"ankle_{s}", w.pos[f"ankle_{s}"] + err)
+                if level:   # toes behind a hands/forearms lock: no heading on the floor
+                    _swivel(pose, s, anchors[f"foot_{s}"][1], kh)
     firm = {s for s, _kh, kv in held if kv >= 0.999} if feet else set()
     for s in (planted if level else ()):
         rep = _level_foot(pose, s, semantic_ankle[s])
         if rep is not None and s in firm:   # a foot being let go is not a planted foot
             result.feet.append(FootReport(s, rep[0], rep[1], 0.0, 0.0))
+        # levelling turned the foot about its ankle: the leg brings its held point back
+        kh = next((k for f, k, _kv in held if f == s), 0.0)
+        if kh:
+            w = pose.world()
+            err = _hold_error(w, s, anchors[f"foot_{s}"]) * kh
+            _two_bone(pose, f"hip_{s}", f"knee_{s}", f"ankle_{s}", w.pos[f"ankle_{s}"] + err)
+            _swivel(pose, s, anchors[f"foot_{s}"][1], kh)
     if uppers:
         for c in uppers:   # palms flat first: the pivot aims at the hands' floor height
             if c.startswith("hand"):
@@ -799,6 +867,10 @@ def _ground_lock(pose: _Pose, locks: tuple[str, ...], anchors: dict[str, np.ndar
         low = pose.world().lowest()
         if low < 0:
             pose.move((0.0, -low, 0.0))
+        for s, kh, _kv in held:   # the pivot turned the feet about their ankles: the legs bring
+            w = pose.world()      # their held points back (as after levelling)
+            err = _hold_error(w, s, anchors[f"foot_{s}"]) * kh
+            _two_bone(pose, f"hip_{s}", f"knee_{s}", f"ankle_{s}", w.pos[f"ankle_{s}"] + err)
     result.planted.update({f"foot_{s}": pose.world().landmarks[f"sole_{s}"].copy() for s in planted})
 
 
@@ -853,7 +925,17 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
                     if c.effector.startswith("foot") and c.target == FLOOR}
     gait = len(pinned_sides) == 2 and any(k.travel_authored for k in program.keyframes)
     planted_h = float(SOLVER["plantedHeight"])
-    for i, kf in enumerate(program.keyframes):
+    # no wrap segment (the last phase ends on the base pose, KR §5.1): the loop enters the first
+    # phase from the last one's solved end, so a second pass solves every phase from there and
+    # contacts planted at the end are handed over at the loop seam (runtime/pose.js `_buildPlans`),
+    # unless the loop ends more than plantedHeight from where it started (world-fixed pins that
+    # travel): then the seam jumps home
+    passes = 2 if program.wrap == 0 and program.keyframes else 1
+    last_root = base_root
+    for n_solved, (i, kf) in enumerate([*enumerate(program.keyframes)] * passes):
+        if n_solved == len(program.keyframes) and \
+                math.hypot(last_root[0] - base_root[0], last_root[2] - base_root[2]) > planted_h:
+            break
         root_rot = rot_y(kf.turn) @ base_rot
         root_pos = base_root + np.array([kf.travel[0], 0.0, kf.travel[1]])
         pose = _Pose(av, kf.euler, root_pos, root_rot)
@@ -868,15 +950,17 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
         locked_feet = [s for s in ("left", "right") if f"foot_{s}" in kf.ground_lock]
         anchors: dict[str, np.ndarray] = {}
         for s in ("left", "right"):
-            p = prev_world.landmarks[f"sole_{s}"]
+            # a foot's anchor is its footprint (C, D): centre and half sole line (_footprint)
+            p, d = _footprint(prev_world, s)
             low = prev_world.lowest(subtree(f"ankle_{s}"))
             if low <= planted_h and f"foot_{s}" in prev_support:
                 if locked_feet == [s]:
                     a = p + travel_delta
                 else:
                     a = unchor(chor(p, prev_turn, prev_travel), kf.turn, kf.travel)
+                d = rot_y(kf.turn - prev_turn) @ d   # the heading turns with the body (a pivot too)
                 a[1] = 0.0
-                anchors[f"foot_{s}"] = a
+                anchors[f"foot_{s}"] = (a, d)
         # hands and forearms held where they were on the floor when the phase began (the palm;
         # the elbow joint), carried like a stance of feet (runtime/solvers/hands.js ``planUpper``)
         for c in kf.ground_lock:
@@ -983,8 +1067,7 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
             for s in ("left", "right"):
                 key = f"foot_{s}"
                 if key in kf.ground_lock and key in res.planted and key in anchors:
-                    d = wd.landmarks[f"sole_{s}"] - anchors[key]
-                    drift = float(math.hypot(d[0], d[2]))
+                    drift = float(np.linalg.norm(_hold_error(wd, s, anchors[key])))
                     if drift > float(SOLVER["plantTolerance"]):
                         res.drift.append((key, drift))
         push = _face_push(pose, program.props)
@@ -1047,6 +1130,7 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
             rep.heel, rep.toe = _sole_metrics(w, rep.side)
         res.world = w
         res.euler = dict(pose.euler)
+        last_root = pose.root_pos.copy()
         phases.append(res)
         prev_world, prev_turn, prev_travel = w, kf.turn, kf.travel
         prev_grips = {(c.effector, c.target) for c in kf.grips}
@@ -1055,7 +1139,7 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
         else:
             prev_support = {"foot_left", "foot_right"}
 
-    return Solution(av, base_world, phases), largest
+    return Solution(av, base_world, phases[len(phases) - len(program.keyframes):]), largest
 
 
 # ---------------------------------------------------------------------------------------------

@@ -97,13 +97,22 @@ export class FigureModel {
     const state = () => ({ pos: new Float64Array(3), q: new Float64Array(4), local: new Float64Array(n) });
     const keep = (st) => { st.pos.set(sk.rootPos); st.q.set(sk.rootQ); st.local.set(this.localQ); return st; };
     const end = state(), start = state();
-    for (let s = 0; s < S; s++) {
-      // pose at the start of segment s, solved with segment s − 1's contacts (its end, u = 1)
-      this._solve(tl.times[s], s > 0 ? s - 1 : -1);
+    // no wrap segment (the last phase ends on the base pose, KR §5.1): a second pass plans the
+    // first phase from the last phase's solved end, so contacts planted there are handed over at
+    // the loop seam — unless the loop ends more than `solver.plantedHeight` away from where it
+    // started (world-fixed pins that travel): then the seam jumps home (solve.py `_solve` alike)
+    const passes = S === phases.length && S > 0 ? 2 : 1;
+    let handed = false;
+    for (let pass = 0; pass < passes; pass++) for (let s = 0; s < S; s++) {
+      // pose at the start of segment s, solved with the contacts of the segment before (its end, u = 1)
+      const from = s > 0 ? s - 1 : pass ? S - 1 : -1;
+      this._solve(tl.times[s], from);
+      if (pass && !s && Math.hypot(sk.rootPos[0] - this.startPos[0], sk.rootPos[2] - this.startPos[2]) > this.rig.solver.plantedHeight) break;
+      handed = pass > 0;
       prevRoot.set(this.rootChannels);
       keep(end);
       const plan = s < phases.length
-        ? planSegment(this.rig, this.skeleton, phases[s], s > 0 ? phases[s - 1] : null, prevPlan,
+        ? planSegment(this.rig, this.skeleton, phases[s], from >= 0 ? phases[from] : null, prevPlan,
           this.startPos, prevRoot, gait)
         : emptyPlan();
       this.segPlan[s] = plan;
@@ -111,6 +120,12 @@ export class FigureModel {
       // the same instant solved with this segment's contacts, before any blend
       this._solve(tl.times[s], s, true);
       setEntryBlend(plan, end, keep(start));   // solvers/blend.js: continuity at the boundary
+    }
+    if (handed) {   // the seam's entry blend from the last phase's end as finally planned
+      this._solve(tl.times[0], S - 1);
+      keep(end);
+      this._solve(tl.times[0], 0, true);
+      setEntryBlend(this.segPlan[0], end, keep(start));
     }
   }
 

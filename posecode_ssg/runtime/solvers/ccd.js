@@ -58,7 +58,6 @@ function dist2(sk, ch, t) {
  * _b (its joint → the target), both world vectors filled by the caller; clamp and re-pose.
  */
 function swing(ctx, ch, k) {
-  const W = ctx.skeleton.worldQ, j = ch.bones[k], par = ctx.skeleton.parent[j];
   const na = Math.hypot(_a[0], _a[1], _a[2]), nb = Math.hypot(_b[0], _b[1], _b[2]);
   if (na * na < 1e-8 || nb * nb < 1e-8) return;
   for (let i = 0; i < 3; i++) { _a[i] /= na; _b[i] /= nb; }
@@ -68,9 +67,17 @@ function swing(ctx, ch, k) {
   if (ang < 1e-5 || cn < 1e-9) return;
   const s = Math.sin(0.5 * ang) / cn;
   _qa[0] = cx * s; _qa[1] = cy * s; _qa[2] = cz * s; _qa[3] = Math.cos(0.5 * ang);
-  // new local = conj(parent) · Rd · parent · local
+  rotateJoint(ctx, ch, k, _qa);
+}
+
+/**
+ * Turn joint k of `ch` by the world rotation `r` (quaternion): new local = conj(parent) · r ·
+ * parent · local, clamped into its widened box; re-poses.
+ */
+export function rotateJoint(ctx, ch, k, r) {
+  const W = ctx.skeleton.worldQ, j = ch.bones[k], par = ctx.skeleton.parent[j];
   _qb[0] = -W[par * 4]; _qb[1] = -W[par * 4 + 1]; _qb[2] = -W[par * 4 + 2]; _qb[3] = W[par * 4 + 3];
-  mul(_qc, 0, _qb, 0, _qa, 0);
+  mul(_qc, 0, _qb, 0, r, 0);
   mul(_qc, 0, _qc, 0, W, par * 4);
   mul(_qc, 0, _qc, 0, ctx.localQ, j * 4);
   eulerOf(_qc, 0, ch.eul, k * 3);

@@ -16,7 +16,7 @@
  * @module solvers/limb
  */
 
-import { aim, eulerOf, setJoint } from "./ccd.js";
+import { aim, eulerOf, rotateJoint, setJoint } from "./ccd.js";
 
 const DEG = 180 / Math.PI;
 
@@ -64,4 +64,22 @@ export function twoBone(ctx, ch, t, sign = 1) {
     setJoint(ctx, ch, 1);
   }
   aim(ctx, ch, 0, t);
+}
+
+const _r = new Float64Array(4);
+
+/**
+ * Keep a planted foot's heading (issue 5: a hip turned out or in must not turn a planted foot):
+ * swivel the leg of chain `ch` about its hip → ankle axis a (the ankle stays put) by ψ / a_y,
+ * ψ the signed angle about +Y from the foot's heading (heel → toe `u`, world x, z) to the anchored
+ * one `d` — a leg hanging down turns its foot by about −a_y times its swivel. Scaled by `k`
+ * (how firmly the foot is held); the hip stays in its widened box (solve.py `_swivel`).
+ */
+export function swivel(ctx, ch, ux, uz, dx, dz, k) {
+  const P = ctx.skeleton.worldP, b = ch.bones[0] * 3, e = ch.end * 3;
+  const x = P[e] - P[b], y = P[e + 1] - P[b + 1], z = P[e + 2] - P[b + 2], n = Math.hypot(x, y, z);
+  if (!(y < -0.3 * n)) return;
+  const half = 0.5 * k * Math.atan2(uz * dx - ux * dz, ux * dx + uz * dz) * n / y, s = Math.sin(half) / n;
+  _r[0] = x * s; _r[1] = y * s; _r[2] = z * s; _r[3] = Math.cos(half);
+  rotateJoint(ctx, ch, 0, _r);
 }

@@ -98,6 +98,34 @@ function footWarning(code, foot, phase) {
   return w;
 }
 
+/**
+ * Where a planted foot holds the floor (issue 5: a heel raise pivots about the ball of the foot,
+ * a foot on its heel about the heel): the point sole + μ·(toe − sole) of the sole line, μ =
+ * x(3 − x²)/2 with x = (heel − toe height) / `tol` clamped to [−1, 1] — the sole centre while the
+ * foot is flat, its toe edge once the heel is up, its heel once the toes are up.
+ * @returns {number} μ
+ */
+export function holdMu(L, sole, toe, heel, tol) {
+  const x = Math.min(1, Math.max(-1, (L[heel * 3 + 1] - L[toe * 3 + 1]) / tol));
+  return 0.5 * x * (3 - x * x);
+}
+
+/**
+ * The floor footprint of a foot (world, horizontal): `out` = [cx, cz, dx, dz], the centre C of
+ * the flat sole and D, half the sole line (sole → toe) laid flat along the foot's heading, taken
+ * so that C + μD is the held point now (`holdMu`); a held foot keeps C + μD under its sole
+ * point sole + μ(toe − sole) whatever its pitch (solve.py `_footprint`).
+ */
+export function footprint(L, sole, toe, heel, tol, out) {
+  const m = holdMu(L, sole, toe, heel, tol), s = sole * 3, t = toe * 3;
+  const ux = L[t] - L[s], uz = L[t + 2] - L[s + 2];
+  const k = Math.hypot(ux, L[t + 1] - L[s + 1], uz) / Math.max(Math.hypot(ux, uz), 1e-9);
+  out[2] = ux * k; out[3] = uz * k;
+  out[0] = L[s] + m * (ux - out[2]); out[1] = L[s + 2] + m * (uz - out[3]);
+  return out;
+}
+const _f = new Float64Array(4);
+
 /** An empty plan (no root-moving contact). */
 export function emptyPlan() {
   return { lockFeet: new Int8Array(0), lockAnchor: new Float64Array(0), lockHeld: new Uint8Array(0),
@@ -133,7 +161,7 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
   if (feet.length && !gl.includes("back")) {
     plan.lockFeet = Int8Array.from(feet.map((s) => (s === "left" ? 0 : 1)));
     plan.lockAnkles = Int16Array.from(feet.map((s) => sk.index.get(`ankle_${s}`)));
-    plan.lockAnchor = new Float64Array(feet.length * 3);
+    plan.lockAnchor = new Float64Array(feet.length * 4);
     plan.lockHeld = new Uint8Array(feet.length);
     plan.lockLevel = !gl.some((c) => c.startsWith("hand_") || c.startsWith("elbow_"));
     // hands / forearms locked with the feet: the body pivots about the feet (root.js)
@@ -144,7 +172,7 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
     plan.lockWeightV = new Float64Array(feet.length);
     plan.lockAuthored = new Float64Array(feet.length);
     plan.lockPlanted = new Uint8Array(feet.length);
-    plan.lockWorld = new Float64Array(feet.length * 3);
+    plan.lockWorld = new Float64Array(feet.length * 4);
     plan.lockTarget = new Float64Array(3);
     plan.footFlat = feet.map((s) => footWarning("foot-flat", `foot_${s}`, phase.name));
     plan.footLifted = feet.map((s) => footWarning("foot-lifted", `foot_${s}`, phase.name));
@@ -154,17 +182,15 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
     // a single locked foot is the pivot of a turn: world-fixed, only carried by travel
     plan.lockPivot = feet.length === 1;
     const turn = plan.lockPivot ? 0 : prevRoot[0];
-    const c = Math.cos(-turn), sn = Math.sin(-turn);
+    const c = Math.cos(-turn), sn = Math.sin(-turn), L = sk.landmarkP, F = _f, cd = Math.cos(-prevRoot[0]), sd = Math.sin(-prevRoot[0]);
     feet.forEach((s, k) => {
       const ankle = sk.index.get(`ankle_${s}`);
       if (!(sk.lowestByBone[ankle] <= planted) || !support.has(`foot_${s}`)) return;
-      const l = sk.landmarkIndex.get(`sole_${s}`);
-      const x = sk.landmarkP[l * 3] - startPos[0] - prevRoot[1];
-      const z = sk.landmarkP[l * 3 + 2] - startPos[2] - prevRoot[2];
-      // choreography frame: rotate by −turn about +Y (travel frame only, for a pivot foot)
-      plan.lockAnchor[k * 3] = c * x + sn * z;
-      plan.lockAnchor[k * 3 + 1] = 0;
-      plan.lockAnchor[k * 3 + 2] = -sn * x + c * z;
+      footprint(L, plan.lockSole[k], plan.lockToe[k], plan.lockHeel[k], rig.solver.plantTolerance, F);
+      const x = F[0] - startPos[0] - prevRoot[1], z = F[1] - startPos[2] - prevRoot[2];
+      // choreography frame: rotate by −turn about +Y (travel frame only, for a pivot foot; its
+      // heading still turns with the body)
+      plan.lockAnchor.set([c * x + sn * z, -sn * x + c * z, cd * F[2] + sd * F[3], -sd * F[2] + cd * F[3]], k * 4);
       plan.lockHeld[k] = 1;
     });
   }

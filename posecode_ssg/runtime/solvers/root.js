@@ -10,11 +10,11 @@
  * @module solvers/root
  */
 
-import { contactHeight } from "./plan.js";
+import { contactHeight, holdMu } from "./plan.js";
 import { fromEulerXYZ, jointAngles, mul, rotateVec } from "../quat.js";
 import { ccd } from "./ccd.js";
 import { holdUppers, levelPalms, upperGap } from "./hands.js";
-import { twoBone } from "./limb.js";
+import { swivel, twoBone } from "./limb.js";
 
 const DEG = 180 / Math.PI;
 
@@ -83,14 +83,15 @@ export const groundLock = {
     if (!n) return;
     const sk = ctx.skeleton, planted = ctx.rig.solver.plantedHeight, lb = sk.lowestByBone;
     const eps2 = ctx.rig.solver.plantTolerance * ctx.rig.solver.plantTolerance;
-    const r = ctx.root, turn = p.lockPivot ? 0 : r[0], c = Math.cos(turn), s = Math.sin(turn);
-    const A = p.lockWorld, T = p.lockTarget, L = sk.landmarkP, P = sk.worldP;
+    const r = ctx.root, turn = p.lockPivot ? 0 : r[0], c = Math.cos(turn), s = Math.sin(turn), cd = Math.cos(r[0]), sd = Math.sin(r[0]);
+    const A = p.lockWorld, T = p.lockTarget, P = sk.worldP;
     const auth = p.lockAuthored;
     for (let k = 0; k < n; k++) auth[k] = ankleX(ctx, p.lockFeet[k]);
     for (let k = 0; k < n; k++) {
-      const ax = p.lockAnchor[k * 3], az = p.lockAnchor[k * 3 + 2];
-      A[k * 3] = c * ax + s * az + ctx.startPos[0] + r[1];
-      A[k * 3 + 2] = -s * ax + c * az + ctx.startPos[2] + r[2];
+      const ax = p.lockAnchor[k * 4], az = p.lockAnchor[k * 4 + 1], dx = p.lockAnchor[k * 4 + 2], dz = p.lockAnchor[k * 4 + 3];
+      A[k * 4] = c * ax + s * az + ctx.startPos[0] + r[1];
+      A[k * 4 + 1] = -s * ax + c * az + ctx.startPos[2] + r[2];
+      A[k * 4 + 2] = cd * dx + sd * dz; A[k * 4 + 3] = -sd * dx + cd * dz;
     }
     for (let round = 0; round < 2; round++) {
       dropFeet(sk, p);
@@ -109,7 +110,7 @@ export const groundLock = {
         p.lockWeightV[k] = held ? holdWeight(low, planted, 0.2, 0.4) : 0;
         if (!wk) continue;
         any = true;
-        const l = p.lockSole[k] * 3, ex = A[k * 3] - L[l], ez = A[k * 3 + 2] - L[l + 2];
+        const e = holdError(ctx, A, k), ex = e[0], ez = e[1];
         const v = wk / (ex * ex + ez * ez + eps2);
         dx += v * ex; dz += v * ez; wsum += v;
       }
@@ -119,33 +120,65 @@ export const groundLock = {
         const wk = p.lockWeight[k];
         if (!wk) continue;
         sk.measureLowest();
-        const l = p.lockSole[k] * 3, a = p.lockAnkles[k] * 3;
-        T[0] = P[a] + wk * (A[k * 3] - L[l]);
+        const e = holdError(ctx, A, k), a = p.lockAnkles[k] * 3;
+        T[0] = P[a] + wk * e[0];
         T[1] = P[a + 1] - p.lockWeightV[k] * lb[p.lockAnkles[k]];
-        T[2] = P[a + 2] + wk * (A[k * 3 + 2] - L[l + 2]);
+        T[2] = P[a + 2] + wk * e[1];
         twoBone(ctx, p.lockChain[k], T);
+        turnBack(ctx, A, k, wk);
       }
     }
     if (p.uppers.length) pivotOnFeet(ctx);
-    // a held foot the leg could not bring back to its anchor is reported (never a silent slide)
     const tol = ctx.rig.solver.plantTolerance;
     for (let k = 0; k < n; k++) {
-      if (!(p.lockWeight[k] >= 0.999)) continue;
-      const l = p.lockSole[k] * 3, d = Math.hypot(A[k * 3] - L[l], A[k * 3 + 2] - L[l + 2]);
-      if (d > tol) { p.footDrift[k].value = d; ctx.warnings.push(p.footDrift[k]); }
-    }
-    if (!p.lockLevel) return;
-    for (let k = 0; k < n; k++) {
-      if (!p.lockPlanted[k]) continue;
-      const miss = levelFoot(ctx, p.lockFeet[k], auth[k]);
-      if (Math.abs(miss) > 0.25 && p.lockWeightV[k] >= 0.999) { // a foot being let go is not planted
-        const wr = p.footFlat[k];
-        wr.value = _level.needed; wr.limit = _level.used;
-        ctx.warnings.push(wr);
+      const wk = p.lockWeight[k];
+      if (p.lockPlanted[k]) {
+        const miss = p.lockLevel ? levelFoot(ctx, p.lockFeet[k], auth[k]) : 0;
+        if (Math.abs(miss) > 0.25 && p.lockWeightV[k] >= 0.999) { // a foot being let go is not planted
+          const wr = p.footFlat[k];
+          wr.value = _level.needed; wr.limit = _level.used;
+          ctx.warnings.push(wr);
+        }
+        // levelling (or the pivot on the feet) turned the foot about its ankle: the leg brings
+        // its held point back
+        if (wk) {
+          const e = holdError(ctx, A, k), a = p.lockAnkles[k] * 3;
+          T[0] = P[a] + wk * e[0]; T[1] = P[a + 1]; T[2] = P[a + 2] + wk * e[1];
+          twoBone(ctx, p.lockChain[k], T);
+          turnBack(ctx, A, k, wk);
+        }
       }
+      // a held foot the leg could not bring back to its anchor is reported (never a silent slide)
+      if (!(wk >= 0.999)) continue;
+      const e = holdError(ctx, A, k), d = Math.hypot(e[0], e[1]);
+      if (d > tol) { p.footDrift[k].value = d; ctx.warnings.push(p.footDrift[k]); }
     }
   },
 };
+
+const _e = new Float64Array(2);
+
+/**
+ * Swivel held foot k's leg back to its anchored heading (limb.js `swivel`); not for feet standing
+ * on their toes behind a hands/forearms lock (their heading is not on the floor).
+ */
+function turnBack(ctx, A, k, wk) {
+  const p = ctx.plan, L = ctx.skeleton.landmarkP, h = p.lockHeel[k] * 3, t = p.lockToe[k] * 3;
+  if (p.lockLevel) swivel(ctx, p.lockChain[k], L[t] - L[h], L[t + 2] - L[h + 2], A[k * 4 + 2], A[k * 4 + 3], wk);
+}
+
+/**
+ * Horizontal error (m) of held foot k into `_e`: its footprint point C + μD (world, `A`; plan.js
+ * `footprint`) minus its sole point sole + μ(toe − sole), μ = plan.js `holdMu` (the ball of the
+ * foot while the heel is up, the heel while the toes are up, else the sole centre).
+ */
+function holdError(ctx, A, k) {
+  const p = ctx.plan, L = ctx.skeleton.landmarkP, s = p.lockSole[k] * 3, t = p.lockToe[k] * 3, a = k * 4;
+  const m = holdMu(L, p.lockSole[k], p.lockToe[k], p.lockHeel[k], ctx.rig.solver.plantTolerance);
+  _e[0] = A[a] + m * A[a + 2] - L[s] - m * (L[t] - L[s]);
+  _e[1] = A[a + 1] + m * A[a + 3] - L[s + 2] - m * (L[t + 2] - L[s + 2]);
+  return _e;
+}
 
 const _rq = new Float64Array(4), _rv = new Float64Array(3), _ax = new Float64Array(3), _pv = new Float64Array(3);
 
