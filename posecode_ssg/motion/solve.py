@@ -428,25 +428,26 @@ def _hold_uppers(pose: _Pose, uppers: list[str], anchors: dict[str, np.ndarray])
                 _aim(pose, f"shoulder_{s}", f"elbow_{s}", t)
 
 
-def _hold_mu(w: World, side: str) -> float:
+def _hold_mu(w: World, side: str, tol: float | None = None) -> float:
     """Where a planted foot holds the floor (issue 5: a heel raise pivots about the ball of the
     foot, a foot on its heel about the heel): μ of the sole point sole + μ·(toe − sole), μ =
     x(3 − x²)/2 with x = (heel − toe height) / ``plantTolerance`` clamped to [−1, 1]: the sole
     centre while the foot is flat, its toe edge once the heel is up, its heel once the toes are
-    up. Same rule in runtime/solvers/plan.js ``holdMu``."""
-    x = (float(w.landmarks[f"heel_{side}"][1]) - float(w.landmarks[f"toe_{side}"][1])) / float(SOLVER["plantTolerance"])
+    up. ``tol`` None: ``plantTolerance``; ``math.inf``: always the sole centre (feet on their toes
+    behind a hands/forearms lock). Same rule in runtime/solvers/plan.js ``holdMu``."""
+    x = (float(w.landmarks[f"heel_{side}"][1]) - float(w.landmarks[f"toe_{side}"][1])) / (tol or float(SOLVER["plantTolerance"]))
     x = min(1.0, max(-1.0, x))
     return 0.5 * x * (3.0 - x * x)
 
 
-def _hold_point(w: World, side: str) -> tuple[np.ndarray, float]:
+def _hold_point(w: World, side: str, tol: float | None = None) -> tuple[np.ndarray, float]:
     """The held sole point sole + μ(toe − sole) of a planted foot (world m) and its μ."""
-    m = _hold_mu(w, side)
+    m = _hold_mu(w, side, tol)
     sole = w.landmarks[f"sole_{side}"]
     return sole + m * (w.landmarks[f"toe_{side}"] - sole), m
 
 
-def _footprint(w: World, side: str) -> tuple[np.ndarray, np.ndarray]:
+def _footprint(w: World, side: str, tol: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The floor footprint of a foot (world, y = 0): C, the centre of its flat sole, and D, half
     its sole line (sole → toe) laid flat along its heading, taken so that C + μD is the held
     point now (:func:`_hold_point`). A held foot keeps C + μD under its held point whatever its
@@ -455,7 +456,7 @@ def _footprint(w: World, side: str) -> tuple[np.ndarray, np.ndarray]:
     u = toe - sole
     uh = np.array([u[0], 0.0, u[2]])
     D = uh * (float(np.linalg.norm(u)) / max(float(np.linalg.norm(uh)), 1e-9))
-    C = sole + _hold_mu(w, side) * (uh - D)
+    C = sole + _hold_mu(w, side, tol) * (uh - D)
     C[1] = 0.0
     return C, D
 
@@ -763,10 +764,10 @@ def _floor_target(w: World, c: Contact) -> np.ndarray:
     return p
 
 
-def _hold_error(w: World, side: str, anchor: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+def _hold_error(w: World, side: str, anchor: tuple[np.ndarray, np.ndarray], tol: float | None = None) -> np.ndarray:
     """Horizontal error (m, y = 0) of a held foot: its footprint point C + μD (``anchor`` =
     (C, D), :func:`_footprint`) minus its held point (:func:`_hold_point`)."""
-    p, m = _hold_point(w, side)
+    p, m = _hold_point(w, side, tol)
     e = anchor[0] + m * anchor[1] - p
     e[1] = 0.0
     return e
@@ -790,6 +791,7 @@ def _ground_lock(pose: _Pose, locks: tuple[str, ...], anchors: dict[str, np.ndar
     planted: list[str] = []
     held: list[tuple[str, float, float]] = []
     level = not uppers   # feet behind a hands/forearms support stand on their toes (plank)
+    tol = None if level else math.inf   # and are held at their sole centre
     # each held foot: the root moves by the shared part of the feet's (anchor − sole centre)
     # errors (_stance_shift), then a two-bone leg IK puts that foot's sole exactly on its anchor and on the floor (the per-foot
     # lock KR §6.3 marks as missing); levelled before and after, in two rounds
@@ -808,11 +810,11 @@ def _ground_lock(pose: _Pose, locks: tuple[str, ...], anchors: dict[str, np.ndar
             w = pose.world()
             errors = []
             for s, kh, _kv in held:
-                errors.append((_hold_error(w, s, anchors[f"foot_{s}"]), kh))
+                errors.append((_hold_error(w, s, anchors[f"foot_{s}"], tol), kh))
             pose.move(_stance_shift(errors))
             for s, kh, kv in held:
                 w = pose.world()
-                err = _hold_error(w, s, anchors[f"foot_{s}"]) * kh
+                err = _hold_error(w, s, anchors[f"foot_{s}"], tol) * kh
                 err[1] = -kv * w.lowest(subtree(f"ankle_{s}"))
                 _two_bone(pose, f"hip_{s}", f"knee_{s}", f"ankle_{s}", w.pos[f"ankle_{s}"] + err)
                 if level:   # toes behind a hands/forearms lock: no heading on the floor
@@ -826,7 +828,7 @@ def _ground_lock(pose: _Pose, locks: tuple[str, ...], anchors: dict[str, np.ndar
         kh = next((k for f, k, _kv in held if f == s), 0.0)
         if kh:
             w = pose.world()
-            err = _hold_error(w, s, anchors[f"foot_{s}"]) * kh
+            err = _hold_error(w, s, anchors[f"foot_{s}"], tol) * kh
             _two_bone(pose, f"hip_{s}", f"knee_{s}", f"ankle_{s}", w.pos[f"ankle_{s}"] + err)
             _swivel(pose, s, anchors[f"foot_{s}"][1], kh)
     if uppers:
@@ -867,10 +869,6 @@ def _ground_lock(pose: _Pose, locks: tuple[str, ...], anchors: dict[str, np.ndar
         low = pose.world().lowest()
         if low < 0:
             pose.move((0.0, -low, 0.0))
-        for s, kh, _kv in held:   # the pivot turned the feet about their ankles: the legs bring
-            w = pose.world()      # their held points back (as after levelling)
-            err = _hold_error(w, s, anchors[f"foot_{s}"]) * kh
-            _two_bone(pose, f"hip_{s}", f"knee_{s}", f"ankle_{s}", w.pos[f"ankle_{s}"] + err)
     result.planted.update({f"foot_{s}": pose.world().landmarks[f"sole_{s}"].copy() for s in planted})
 
 
@@ -916,6 +914,7 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
 
     prev_world, prev_turn, prev_travel = base_world, 0.0, (0.0, 0.0)
     prev_pins: dict[tuple[str, str], np.ndarray] = {}
+    prev_prints: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
     prev_support = {"foot_left", "foot_right"}   # the start pose stands on whatever is down
     prev_grips: set = set()                       # (effector, anchor) held at the previous end
     phases: list[PhaseSolution] = []
@@ -951,7 +950,7 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
         anchors: dict[str, np.ndarray] = {}
         for s in ("left", "right"):
             # a foot's anchor is its footprint (C, D): centre and half sole line (_footprint)
-            p, d = _footprint(prev_world, s)
+            p, d = _footprint(prev_world, s, None if not any(c.startswith(("hand", "elbow")) for c in kf.ground_lock) else math.inf)
             low = prev_world.lowest(subtree(f"ankle_{s}"))
             if low <= planted_h and f"foot_{s}" in prev_support:
                 if locked_feet == [s]:
@@ -993,6 +992,7 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
 
         # pins (KR §8): translate the root so the effector meets its anchor
         pin_targets = []
+        prints: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
         for c in kf.pins:
             w = pose.world()
             key = (c.effector, c.target)
@@ -1004,6 +1004,8 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
                     # fixed, KR §8: not carried by travel, so a walk steps over its stance foot)
                     a = prev_world.pos[EFFECTOR_BONE[c.effector]].copy()
                 a[1] = _contact_height(w, c.effector)
+                if c.effector.startswith("foot"):   # its footprint, held like a locked foot's
+                    prints[key] = prev_prints[key] if key in prev_pins else _footprint(prev_world, _side(c.effector))
             else:
                 a = np.asarray(anchor_position(c.target), float)
             pin_targets.append((c, a))
@@ -1027,9 +1029,20 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
                 _two_bone(pose, f"hip_{s}", f"knee_{s}", f"ankle_{s}", a)
             _clear_free_limbs(pose, kf)
         elif pin_targets:
-            w = pose.world()
-            delta = np.mean([a - _effector_point(w, c.effector, c.target) for c, a in pin_targets], axis=0)
-            pose.move(delta)
+            deltas = []
+            for c, a in pin_targets:
+                key = (c.effector, c.target)
+                if key in prints:   # a floor foot: levelled, then its held point onto its footprint
+                    s = _side(c.effector)
+                    _level_foot(pose, s, sem_ankle[s])
+                    w = pose.world()
+                    d = _hold_error(w, s, prints[key])
+                    d[1] = a[1] - w.pos[f"ankle_{s}"][1]
+                else:
+                    w = pose.world()
+                    d = a - _effector_point(w, c.effector, c.target)
+                deltas.append(d)
+            pose.move(np.mean(deltas, axis=0))
         if pin_targets:
             for c, a in pin_targets:
                 if c.effector.startswith("foot") and c.target == FLOOR:
@@ -1039,8 +1052,13 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
                     # (heel rising): expected, not reported (KR §13 skips toe-down push-offs)
                     if rep is not None and not stance:
                         res.feet.append(FootReport(s, rep[0], rep[1], 0.0, 0.0))
+                    if stance:   # the stance leg brings the levelled foot's held point back
+                        w = pose.world()
+                        err = _hold_error(w, s, prints[(c.effector, c.target)])
+                        _two_bone(pose, f"hip_{s}", f"knee_{s}", f"ankle_{s}", w.pos[f"ankle_{s}"] + err)
                     pose.move((0.0, -(pose.world().lowest(subtree(f"ankle_{s}"))), 0.0))
         prev_pins = {(c.effector, c.target): a for c, a in pin_targets if c.target == FLOOR}
+        prev_prints = prints
         if kf.ground_lock or any(c.target == FLOOR for c, _a in pin_targets):
             _clear_free_limbs(pose, kf)
 
@@ -1067,7 +1085,8 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
             for s in ("left", "right"):
                 key = f"foot_{s}"
                 if key in kf.ground_lock and key in res.planted and key in anchors:
-                    drift = float(np.linalg.norm(_hold_error(wd, s, anchors[key])))
+                    drift = float(np.linalg.norm(_hold_error(wd, s, anchors[key], None if not any(
+                        c.startswith(("hand", "elbow")) for c in kf.ground_lock) else math.inf)))
                     if drift > float(SOLVER["plantTolerance"]):
                         res.drift.append((key, drift))
         push = _face_push(pose, program.props)

@@ -286,3 +286,41 @@ def test_a_hand_taking_hold_does_not_pull_the_hanging_body_off_the_other():
     assert moved < 0.05, moved
     for c in sol.phases[2].contacts:
         assert c.residual <= 0.005, (c.contact.effector, c.residual)
+
+
+RISES = """posecode exercise "Rises"
+  rig humanoid
+  pose start = standing
+
+  step "Rise" 1s settle:
+    ankles: plantarflex 35
+    ground-lock: feet
+
+  step "One-leg rise" 1s settle:
+    ankle_left: plantarflex 0
+    knee_left: flex 60
+    pin: foot_right floor
+
+  step "Turned out" 1s settle:
+    ankles: plantarflex 0
+    knee_left: flex 0
+    hips: rotate-out 20
+    ground-lock: feet
+"""
+
+
+def test_planted_feet_keep_their_footprint_on_tiptoe_and_turned_out():
+    # issue 5: a heel raise pivots about the ball of the foot (the toe edge stays where it was
+    # planted, the heel rises), for a ground-locked pair and for a floor-pinned foot alike; a hip
+    # turned out swivels the leg instead of turning a planted foot (heel and toe both stay)
+    sol = solve_keyframes(compile_source(RISES))
+    base = sol.base.landmarks
+    # (the left foot, lifted in "One-leg rise", lands where it lands: only the right is followed)
+    for i, feet in ((0, ("left", "right")), (1, ("right",)), (2, ("right",))):
+        w = sol.phases[i].world.landmarks
+        for s in feet:
+            for point in ("toe", "heel") if i == 2 else ("toe",):
+                d = w[f"{point}_{s}"] - base[f"{point}_{s}"]
+                assert np.hypot(d[0], d[2]) < 0.002, (i, s, point, np.hypot(d[0], d[2]))
+            assert abs(w[f"toe_{s}"][1]) < 0.002
+            assert bool(w[f"heel_{s}"][1] > 0.05) is (i < 2)

@@ -186,7 +186,8 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
     feet.forEach((s, k) => {
       const ankle = sk.index.get(`ankle_${s}`);
       if (!(sk.lowestByBone[ankle] <= planted) || !support.has(`foot_${s}`)) return;
-      footprint(L, plan.lockSole[k], plan.lockToe[k], plan.lockHeel[k], rig.solver.plantTolerance, F);
+      // feet on their toes behind a hands/forearms lock are held at their sole centre
+      footprint(L, plan.lockSole[k], plan.lockToe[k], plan.lockHeel[k], plan.lockLevel ? rig.solver.plantTolerance : Infinity, F);
       const x = F[0] - startPos[0] - prevRoot[1], z = F[1] - startPos[2] - prevRoot[2];
       // choreography frame: rotate by −turn about +Y (travel frame only, for a pivot foot; its
       // heading still turns with the body)
@@ -206,10 +207,13 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
       pin.chain = makeChain(rig, sk, [`hip_${side}`, `knee_${side}`], `ankle_${side}`);
       const o = (b) => { const i = sk.index.get(b) * 3; return Math.hypot(sk.offsets[i], sk.offsets[i + 1], sk.offsets[i + 2]); };
       pin.leg = o(`knee_${side}`) + o(`ankle_${side}`);
+      // its footprint (world), held like a locked foot's (root.js `holdError`)
+      pin.lm = Int16Array.from(["sole", "toe", "heel"].map((n) => sk.landmarkIndex.get(`${n}_${side}`)));
+      pin.print = footprint(sk.landmarkP, pin.lm[0], pin.lm[1], pin.lm[2], rig.solver.plantTolerance, new Float64Array(4));
     }
     if (floor) {
       const prev = prevPlan && prevPlan.pins.find((p) => p.floor && p.effector === effector);
-      if (prev) pin.target.set(prev.target);
+      if (prev) { pin.target.set(prev.target); if (pin.print) pin.print.set(prev.print); }
       else for (let a = 0; a < 3; a++) pin.target[a] = sk.worldP[bone * 3 + a];
     } else {
       const p = propAnchor(rig, anchor);

@@ -139,9 +139,8 @@ export const groundLock = {
           wr.value = _level.needed; wr.limit = _level.used;
           ctx.warnings.push(wr);
         }
-        // levelling (or the pivot on the feet) turned the foot about its ankle: the leg brings
-        // its held point back
-        if (wk) {
+        // levelling turned the foot about its ankle: the leg brings its held point back
+        if (wk && p.lockLevel) {
           const e = holdError(ctx, A, k), a = p.lockAnkles[k] * 3;
           T[0] = P[a] + wk * e[0]; T[1] = P[a + 1]; T[2] = P[a + 2] + wk * e[1];
           twoBone(ctx, p.lockChain[k], T);
@@ -172,9 +171,9 @@ function turnBack(ctx, A, k, wk) {
  * `footprint`) minus its sole point sole + μ(toe − sole), μ = plan.js `holdMu` (the ball of the
  * foot while the heel is up, the heel while the toes are up, else the sole centre).
  */
-function holdError(ctx, A, k) {
-  const p = ctx.plan, L = ctx.skeleton.landmarkP, s = p.lockSole[k] * 3, t = p.lockToe[k] * 3, a = k * 4;
-  const m = holdMu(L, p.lockSole[k], p.lockToe[k], p.lockHeel[k], ctx.rig.solver.plantTolerance);
+function holdError(ctx, A, k, lm) {
+  const p = ctx.plan, L = ctx.skeleton.landmarkP, a = k * 4, so = lm ? lm[0] : p.lockSole[k], to = lm ? lm[1] : p.lockToe[k];
+  const s = so * 3, t = to * 3, m = holdMu(L, so, to, lm ? lm[2] : p.lockHeel[k], lm || p.lockLevel ? ctx.rig.solver.plantTolerance : Infinity);
   _e[0] = A[a] + m * A[a + 2] - L[s] - m * (L[t] - L[s]);
   _e[1] = A[a + 1] + m * A[a + 3] - L[s + 2] - m * (L[t + 2] - L[s + 2]);
   return _e;
@@ -252,12 +251,14 @@ export const pin = {
     else {
     let dx = 0, dy = 0, dz = 0;
     for (let i = 0; i < n; i++) {
-      const q = pins[i];
+      const q = pins[i], print = q.floor && q.print, side = q.effector === "foot_left" ? 0 : 1;
+      if (q.chain) levelFoot(ctx, side, q.auth = ankleX(ctx, side));
       const src = q.sole >= 0 ? sk.landmarkP : sk.worldP, o = (q.sole >= 0 ? q.sole : q.bone) * 3;
-      const ty = q.floor ? contactHeight(sk, q.rule) : q.target[1];
-      dx += q.target[0] - src[o];
+      const ty = q.floor ? contactHeight(sk, q.rule) : q.target[1], e = print && holdError(ctx, print, 0, q.lm);
+      // a floor foot holds its footprint (the ball while the heel is up), other effectors their joint
+      dx += print ? e[0] : q.target[0] - src[o];
       dy += ty - src[o + 1];
-      dz += q.target[2] - src[o + 2];
+      dz += print ? e[1] : q.target[2] - src[o + 2];
     }
     sk.translate(dx / n, dy / n, dz / n);
     }
@@ -265,7 +266,12 @@ export const pin = {
       const q = pins[i];
       if (!q.floor || !q.effector.startsWith("foot_")) continue;
       const side = q.effector === "foot_left" ? 0 : 1;
-      levelFoot(ctx, side, ankleX(ctx, side));
+      levelFoot(ctx, side, ctx.plan.stance ? ankleX(ctx, side) : q.auth);
+      if (ctx.plan.stance) {   // a stance leg brings the levelled foot's held point onto its footprint
+        const e = holdError(ctx, q.print, 0, q.lm), a = q.bone * 3, T = ctx.plan.stanceTarget, P = sk.worldP;
+        T[0] = P[a] + e[0]; T[1] = P[a + 1]; T[2] = P[a + 2] + e[1];
+        twoBone(ctx, q.chain, T);
+      }
       sk.measureLowest();
       sk.translate(0, -sk.lowestByBone[q.bone], 0);
     }
