@@ -1141,7 +1141,13 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
                 t = w.pos[_landmark_bone(c.target)]   # a landmark moves with the body: re-read
             res.contacts.append(ContactResult("reach", c, t, _residual(w, c, t)))
         for c, a in pin_targets:
-            res.contacts.append(ContactResult("pin", c, a, _residual(w, c, a)))
+            key = (c.effector, c.target)
+            if key in prints:   # a floor foot: its held point off its footprint, and off the floor
+                s = _side(c.effector)
+                r = math.hypot(*_hold_error(w, s, prints[key])[[0, 2]], w.lowest(subtree(f"ankle_{s}")))
+            else:
+                r = _residual(w, c, a)
+            res.contacts.append(ContactResult("pin", c, a, r))
         for c, a in grip_targets:
             res.contacts.append(ContactResult("grip", c, a, float(np.linalg.norm(
                 w.pos[EFFECTOR_BONE[c.effector]] - a))))
