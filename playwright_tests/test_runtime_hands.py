@@ -11,58 +11,72 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-import numpy as np
-import pytest
-
-from .pages import needs_browser
+from .pages import figure_html, needs_browser
 
 pytestmark = needs_browser
 
 PUSH_UP = Path(__file__).resolve().parents[1] / "content" / "strength" / "push-up.md"
+ARM = [f"{j}_{s}" for s in ("left", "right") for j in ("shoulder", "elbow", "wrist")]
+
+SAMPLE = """([id, times, arm]) => {
+  const el = document.getElementById(id);
+  return times.map((t) => {
+    el.seek(t);
+    const s = el.sample();
+    return {t, segment: s.segment, palms: [s.landmarks.palm_left, s.landmarks.palm_right],
+            arm: arm.map((b) => s.bones[b])};
+  });
+}"""
 
 
-@pytest.fixture(scope="module")
-def push_up():
+def _push_up():
     from posecode_ssg.evaluate.documents import load_documents
-    from posecode_ssg.evaluate.sampler import RuntimePage
-    from posecode_ssg.motion.solve import solve_keyframes
 
     docs, problems = load_documents([str(PUSH_UP)])
     assert not problems and docs and docs[0].motion is not None
-    doc = docs[0]
-    with RuntimePage() as page:
-        samples = page.sample(doc.motion, 60)
-    program = doc.checked.result.ir
-    from posecode_ssg.motion import compile_ir
-
-    return samples, solve_keyframes(compile_ir(program))
+    return docs[0]
 
 
-def test_palms_stay_on_their_anchors_through_a_phase_that_continues_the_lock(push_up):
+def _sample(rt_page, runtime_site, motion, times):
+    url = runtime_site.page("hands", [figure_html("push-up", motion)])
+    rt_page.goto(url)
+    rt_page.evaluate("Promise.all(posecode.figures.map(f => f.ready))")
+    return rt_page.evaluate(SAMPLE, ["push-up", times, ARM])
+
+
+def test_palms_stay_on_their_anchors_through_a_phase_that_continues_the_lock(rt_page, runtime_site):
     # "Press the floor away" continues the lock of "Lower the chest": the palms are held where that
-    # phase left them, frame by frame (the 207 mm slide is gone); a straight arm reaching no
-    # further leaves at most 1 cm
-    s, _sol = push_up
-    seg = np.flatnonzero(s.segment == 1)
-    for side in ("left", "right"):
-        palm = s.landmark(f"palm_{side}")[seg]
-        drift = np.hypot(palm[:, 0] - palm[0, 0], palm[:, 2] - palm[0, 2])
-        assert drift.max() < 0.010, f"palm_{side} slides {drift.max() * 1000:.1f} mm"
+    # phase left them, frame by frame (the 207 mm slide is gone)
+    doc = _push_up()
+    d0 = doc.motion["phases"][0]["d"]
+    d1 = doc.motion["phases"][1]["d"]
+    times = [d0 + k / 60 for k in range(int(d1 * 60))]
+    samples = [s for s in _sample(rt_page, runtime_site, doc.motion, times) if s["segment"] == 1]
+    assert len(samples) > 30
+    for side in (0, 1):
+        first = samples[0]["palms"][side]
+        drift = max(math.hypot(s["palms"][side][0] - first[0], s["palms"][side][2] - first[2]) for s in samples)
+        assert drift < 0.005, f"palm {side}: slides {drift * 1000:.1f} mm"
 
 
-def test_held_hands_match_the_keyframe_solve_at_phase_ends(push_up):
+def test_held_hands_match_the_keyframe_solve_at_phase_ends(rt_page, runtime_site):
     # the arms and palms the hold solves (the whole-body agreement over the conformance examples,
     # mountain-climber's locked hands among them, is test_runtime_figure's)
-    s, sol = push_up
+    from posecode_ssg.motion import compile_ir
+    from posecode_ssg.motion.solve import solve_keyframes
+
+    doc = _push_up()
+    sol = solve_keyframes(compile_ir(doc.checked.result.ir))
+    ends, t = [], 0.0
+    for ph in doc.motion["phases"]:
+        t += ph["d"]
+        ends.append(t - 1e-6)
+    samples = _sample(rt_page, runtime_site, doc.motion, ends)
     worst = (0.0, "")
-    for k, i in s.keys:
-        if not 1 <= k <= len(sol.phases):
-            continue
-        w = sol.phases[k - 1].world
-        j = i - 1   # just before the boundary: the phase's own end
-        for side in ("left", "right"):
-            for name in (f"shoulder_{side}", f"elbow_{side}", f"wrist_{side}"):
-                worst = max(worst, (math.dist(w.pos[name], s.bone(name)[j]), f"phase {k} {name}"))
-            name = f"palm_{side}"
-            worst = max(worst, (math.dist(w.landmarks[name], s.landmark(name)[j]), f"phase {k} {name}"))
+    for i, s in enumerate(samples):
+        w = sol.phases[i].world
+        for b, name in enumerate(ARM):
+            worst = max(worst, (math.dist(w.pos[name], s["arm"][b]), f"phase {i + 1} {name}"))
+        for side, name in enumerate(("palm_left", "palm_right")):
+            worst = max(worst, (math.dist(w.landmarks[name], s["palms"][side]), f"phase {i + 1} {name}"))
     assert worst[0] < 0.005, f"{worst[0] * 1000:.2f} mm at {worst[1]}"

@@ -445,7 +445,7 @@ SOLVER: Mapping[str, float] = MappingProxyType({
     "pivotMaxStep": 0.35,         # rad
     "pivotRounds": 2,             # hands/forearms + feet: rounds of pivot + hold (solve.py _ground_lock)
     "armSoftReach": 0.01,         # m: soft IK band of a held arm near full extension (solve.py _soft_reach)
-    "palmRounds": 3,              # locked hands: rounds of palm levelling + arm IK (solve.py _hold_uppers)
+    "palmRounds": 3,              # locked hands: rounds of the arm IK hold (solve.py _hold_uppers)
 })
 
 

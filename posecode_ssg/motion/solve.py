@@ -35,7 +35,7 @@ from posecode_ssg.language.vocabulary import BACK_BONES, BONES, EFFECTOR_BONE, F
 from .collide import resolve_self_collision, self_collision_depth
 from .fk import World, forward_kinematics, subtree
 from .rig import DIGITS, HAND_STATES, PARENT, PROP_GEOMETRY, SOLVER, START_POSES_TABLE, Avatar, anchor_position, avatar
-from .rotation import axis_angle_matrix, euler_to_matrix, matrix_to_euler, rot_x, rot_y
+from .rotation import axis_angle_matrix, euler_to_matrix, matrix_to_euler, rot_y
 
 __all__ = ["solve_keyframes", "kinematic_diagnostics", "with_columns", "Solution", "PhaseSolution",
            "grounded_start_root"]
@@ -352,38 +352,6 @@ def _aim(pose: _Pose, ball: str, end: str, target: np.ndarray) -> None:
     pose.set_euler(ball, _clamp_box(ball, matrix_to_euler(new_local), pose.euler[ball]))
 
 
-def _level_palm(pose: _Pose, side: str) -> None:
-    """Lay a floor hand's palm flat (KR §7.2; the palm faces the wrist's local +Z, rig.py): the
-    palm normal is n = S·Rx(eₓ)·Ry(e_y)·Rx(wₓ)·ẑ (S the shoulder's world rotation, e the elbow's
-    Euler angles, wₓ the wrist's flexion; its z turns the palm in its own plane). With m the
-    world-Y row of S·Rx(eₓ), the forearm twist that lets the palm face straight down is
-    e* = atan2(−m₀, −m₂), clamped to the elbow's y box within ±70° (clear of the gimbal lock at ±90° in which the runtime
-    reads a quaternion's XYZ Euler angles back) widened to the authored twist; it is ill-defined
-    for a vertical forearm, so the twist moves from the authored e_y toward e* by
-    w = smoothstep(min(1, |(m₀, m₂)| / 0.5)) · min(1, 2 cos(δ/2)), δ = e* − e_y wrapped to ±180°
-    (the second factor fades the twist out where e* passes behind the forearm and the nearer box
-    edge would switch sides): continuous in the pose. Then
-    n_y = cos wₓ (m₀ sin e_y + m₂ cos e_y) − m₁ sin wₓ is least for (sin wₓ, cos wₓ) ∝ (m₁, −K),
-    K = m₀ sin e_y + m₂ cos e_y, clamped to the wrist's box. The twist turns the forearm about
-    its own axis, so the wrist joint does not move. Same rule in runtime/solvers/hands.js
-    ``levelPalm``."""
-    elbow, wrist = f"elbow_{side}", f"wrist_{side}"
-    ex, ey0, ez = pose.euler[elbow]
-    m = (pose.world().rot[f"shoulder_{side}"] @ rot_x(ex))[1]
-    lo, hi = rom_box(elbow)["y"]
-    dev = math.degrees(math.atan2(-m[0], -m[2])) - ey0
-    dev = (dev + 180.0) % 360.0 - 180.0
-    ey1 = min(max(ey0 + dev, min(max(lo, -70.0), ey0)), max(min(hi, 70.0), ey0))
-    t = min(1.0, math.hypot(m[0], m[2]) / 0.5)
-    f = min(1.0, 2.0 * math.cos(math.radians(dev) / 2.0))
-    ey = ey0 + t * t * (3.0 - 2.0 * t) * f * (ey1 - ey0)
-    K = m[0] * math.sin(math.radians(ey)) + m[2] * math.cos(math.radians(ey))
-    wx = _clamp_box(wrist, (math.degrees(math.atan2(m[1], -K)), 0.0, 0.0))[0]
-    pose.set_euler(elbow, (ex, ey, ez))
-    we = pose.euler[wrist]
-    pose.set_euler(wrist, (wx, we[1], we[2]))
-
-
 def _soft_reach(w: World, side: str, t: np.ndarray) -> np.ndarray:
     """Soft IK for a held arm near full extension: the elbow angle of a two-bone solve changes
     as √(L − d) near the straight arm (a millimetre of body motion bends it by degrees, a
@@ -402,19 +370,17 @@ def _soft_reach(w: World, side: str, t: np.ndarray) -> np.ndarray:
 
 def _hold_uppers(pose: _Pose, uppers: list[str], anchors: dict[str, np.ndarray]) -> None:
     """Hands and forearms locked with the feet, after the pivot (issue 5: each contact held where
-    it was planted): each locked hand's palm is laid flat (:func:`_level_palm`) and, when it
-    has an anchor, its arm's two-bone IK (shoulder, elbow; elbow bending −x), twice (turning the
-    arm swings the palm about the wrist), puts the palm on the anchor's x, z with the hand's
-    lowest point on the floor; a locked elbow with an anchor is
-    carried there by the shoulder (:func:`_aim`, at ``elbowFloorHeight``). ``palmRounds`` rounds
-    (the arm's new orientation changes the palm's), ending on the IK. Same steps in runtime/solvers/hands.js ``holdUppers``."""
+    it was planted): a locked hand with an anchor gets its arm's two-bone IK (shoulder, elbow;
+    elbow bending −x), twice (turning the arm swings the palm about the wrist), putting the palm
+    on the anchor's x, z with the hand's lowest point on the floor (the target softened near full
+    extension, :func:`_soft_reach`); a locked elbow with an anchor is carried there by the
+    shoulder (:func:`_aim`, at ``elbowFloorHeight``); ``palmRounds`` rounds. Same steps in
+    runtime/solvers/hands.js ``holdUppers``."""
     for _ in range(int(SOLVER["palmRounds"])):
         for c in uppers:
-            s = _side(c)
-            if c.startswith("hand"):
-                _level_palm(pose, s)
             if c not in anchors:
                 continue
+            s = _side(c)
             if c.startswith("hand"):
                 for _ik in range(2):   # again: turning the arm swings the palm about the wrist
                     w = pose.world()
@@ -832,9 +798,6 @@ def _ground_lock(pose: _Pose, locks: tuple[str, ...], anchors: dict[str, np.ndar
             _two_bone(pose, f"hip_{s}", f"knee_{s}", f"ankle_{s}", w.pos[f"ankle_{s}"] + err)
             _swivel(pose, s, anchors[f"foot_{s}"][1], kh)
     if uppers:
-        for c in uppers:   # palms flat first: the pivot aims at the hands' floor height
-            if c.startswith("hand"):
-                _level_palm(pose, _side(c))
         # hands/forearms + feet: pivot the rigid body about the lateral axis through the mean
         # planted ankle so the mean upper-support height reaches its floor height (KR §6.3).
         yaw_axis = pose.root_rot @ np.array([1.0, 0.0, 0.0])

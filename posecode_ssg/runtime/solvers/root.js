@@ -13,7 +13,7 @@
 import { contactHeight, holdMu } from "./plan.js";
 import { fromEulerXYZ, jointAngles, mul, rotateVec } from "../quat.js";
 import { ccd } from "./ccd.js";
-import { holdUppers, levelPalms, upperGap } from "./hands.js";
+import { holdUppers, upperGap } from "./hands.js";
 import { swivel, twoBone } from "./limb.js";
 
 const DEG = 180 / Math.PI;
@@ -201,7 +201,6 @@ function rotateRootAbout(ctx, ax, angle, pivot) {
  */
 function pivotOnFeet(ctx) {
   const sk = ctx.skeleton, p = ctx.plan, solver = ctx.rig.solver, q = sk.rootQ;
-  levelPalms(ctx);
   const x = q[0], y = q[1], z = q[2], w = q[3];
   _ax[0] = 1 - 2 * (y * y + z * z); _ax[1] = 0; _ax[2] = 2 * (x * z - w * y);
   const n = Math.max(Math.hypot(_ax[0], _ax[2]), 1e-9);
