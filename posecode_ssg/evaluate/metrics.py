@@ -415,6 +415,45 @@ def _interval_drift(ctx: Context, pts: np.ndarray, held: np.ndarray, mode: np.nd
     return drift
 
 
+def pivot_drift(heel: np.ndarray, toe: np.ndarray, steps: int = 41) -> np.ndarray:
+    """(n,) mm: how far a foot has slid, allowing it to turn about any point of its sole line.
+
+    ``heel``, ``toe``: (n, 3) metres, sample 0 the start of the hold. The horizontal rigid motion
+    from sample 0 to sample i (rotation by the heel→toe heading change, then translation) moves
+    each point c(s) = heel₀ + s·(toe₀ − heel₀), s ∈ [0, 1], of the starting sole line; the drift
+    is the smallest such displacement. A foot pivoting on its ball, heel or sole centre has a
+    point that stays put (drift 0); a foot that slides moves every point (drift = the slide).
+    Source: spec §5 / pc-ground-lock-effectors — a single ground-locked foot is the pivot of a
+    turn, "the right sole planted within 20 mm: the body turns about the planted foot"."""
+    h, t = heel[:, [0, 2]], toe[:, [0, 2]]
+    d0 = t[0] - h[0]
+    d = t - h
+    ang = np.arctan2(d[:, 1], d[:, 0]) - np.arctan2(d0[1], d0[0])
+    c, sn = np.cos(ang)[:, None], np.sin(ang)[:, None]
+    best = np.full(len(h), np.inf)
+    for s_ in np.linspace(0.0, 1.0, steps):
+        rel = s_ * d0                                         # point relative to the starting heel
+        moved = np.stack([c[:, 0] * rel[0] - sn[:, 0] * rel[1], sn[:, 0] * rel[0] + c[:, 0] * rel[1]], axis=1) + h
+        best = np.minimum(best, np.linalg.norm(moved - (h[0] + rel), axis=1))
+    return best * 1000.0
+
+
+def _turning_pivots(ctx: Context, held: np.ndarray, mode: np.ndarray, heel_pts: np.ndarray,
+                    toe_pts: np.ndarray, drift: np.ndarray) -> np.ndarray:
+    """``drift`` with each single-locked-foot interval (mode 2) in which the choreography turns
+    (yaw changes by more than 1°) measured by :func:`pivot_drift` instead: the foot is the pivot
+    of the turn and may rotate about a point of its sole, not slide."""
+    out = drift.copy()
+    for a, b in _intervals(held, mode):
+        if int(mode[a]) != 2 or np.ptp(ctx.s.yaw[a:b + 1]) <= 1.0:
+            continue
+        sl = slice(a, b + 1)
+        hp = ctx.to_frame(heel_pts[sl][:, None, :], "travel", sl)[:, 0]
+        tp = ctx.to_frame(toe_pts[sl][:, None, :], "travel", sl)[:, 0]
+        out[sl] = pivot_drift(hp, tp)
+    return out
+
+
 def planted_metrics(ctx: Context, res: DocumentMetrics) -> None:
     """Drift (horizontal movement of a held contact's points from where its interval began, in
     its frame; a foot's toe always, its heel too while the foot is expected flat and the heel is
@@ -457,6 +496,7 @@ def planted_metrics(ctx: Context, res: DocumentMetrics) -> None:
         heel_drift = _interval_drift(ctx, pts[:, 0:1], flat, mode, touch=True)
         drift = np.maximum(_interval_drift(ctx, pts[:, 1:2], held, mode, touch=True),     # toe
                            np.where(heel <= tol_mm, heel_drift, 0.0))                     # heel
+        drift = _turning_pivots(ctx, held, mode, pts[:, 0], pts[:, 1], drift)             # a pivot foot
         _merge(res, "drift", _worst(drift, held))
         res.violations += _violations(ctx, "drift", contact, drift, held, METRIC["drift"].limit)
         up = quat_matrices(s.orient[:, s.bones.index(f"ankle_{side}")])[:, :, 1]

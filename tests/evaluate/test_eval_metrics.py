@@ -110,14 +110,18 @@ def test_both_feet_locked_through_a_turn_are_measured_in_the_choreography_frame(
                     arr[:, names.index(n), 2] = -np.sin(th) * p[:, 0] + np.cos(th) * p[:, 2]
     res = evaluate_samples(s, mot, RIG)
     assert res.worst["drift"] == pytest.approx(0.0, abs=1e-6)
-    # a single locked foot is a world-fixed pivot: the same motion of that foot is drift
+    # a single locked foot is a world-fixed pivot: it may turn about a point of its own sole, but
+    # carried round the body's axis it drifts — by the sweep of its sole point nearest that axis,
+    # 2·r·sin(θ/2) for a turn θ about a centre r away (here the origin, θ = 90°)
     mot1 = motion([{"name": "Turn", "d": 1.0, "gl": ["foot_left"], "turn": 90}])
     res1 = evaluate_samples(s, mot1, RIG)
-    heel = s.landmark("heel_left")
-    expected = np.max(np.hypot(heel[:, 0] - heel[0, 0], heel[:, 2] - heel[0, 2])) * 1000
-    toe = s.landmark("toe_left")
-    expected = max(expected, np.max(np.hypot(toe[:, 0] - toe[0, 0], toe[:, 2] - toe[0, 2])) * 1000)
-    assert res1.worst["drift"] == pytest.approx(expected, rel=1e-6) and expected > 50
+    heel0, toe0 = s.landmark("heel_left")[0, [0, 2]], s.landmark("toe_left")[0, [0, 2]]
+    seg = toe0 - heel0
+    u = np.clip(-heel0 @ seg / (seg @ seg), 0.0, 1.0)
+    r = np.linalg.norm(heel0 + u * seg)
+    held_yaw = s.yaw[s.segment == 0]
+    expected = 2 * r * math.sin(math.radians(held_yaw.max() - held_yaw[0]) / 2) * 1000
+    assert res1.worst["drift"] == pytest.approx(expected, rel=2e-3) and expected > 50
 
 
 def test_grip_residual_held_and_taking_hold():
@@ -346,3 +350,36 @@ def test_pin_to_a_prop_anchor_is_measured_with_the_sole_on_a_top_surface():
     res = evaluate_samples(s, mot, RIG)
     assert res.worst["pin_residual"] == pytest.approx(6.0, abs=1e-6)
     assert {v.phase for v in failing(res, "pin_residual")} == {"Up", "Stay"}
+
+
+def _rigid(points, angle_deg, centre, shift=(0.0, 0.0)):
+    """Rotate (x, z) of ``points`` (n, 3) by ``angle_deg`` about ``centre`` (x, z), then shift."""
+    a = math.radians(angle_deg)
+    out = np.array(points, float)
+    x, z = out[:, 0] - centre[0], out[:, 2] - centre[1]
+    out[:, 0] = math.cos(a) * x - math.sin(a) * z + centre[0] + shift[0]
+    out[:, 2] = math.sin(a) * x + math.cos(a) * z + centre[1] + shift[1]
+    return out
+
+
+def test_pivot_drift_lets_a_foot_turn_about_its_sole_but_not_slide():
+    """pc-ground-lock-effectors: a single locked foot is the pivot of a turn — turning in place
+    about a sole point is no drift; a slide is; a turn about a point off the sole is."""
+    from posecode_ssg.evaluate.metrics import pivot_drift
+    heel0, toe0 = np.array([-0.1, 0.0, -0.0425]), np.array([-0.1, 0.0, 0.1425])
+    angles = np.linspace(0.0, 180.0, 31)
+
+    def track(centre):
+        heel = np.array([_rigid([heel0], a, centre)[0] for a in angles])
+        toe = np.array([_rigid([toe0], a, centre)[0] for a in angles])
+        return heel, toe
+
+    for centre in ((-0.1, 0.05), (-0.1, 0.1425), (-0.1, -0.0425)):   # sole centre, ball, heel
+        assert pivot_drift(*track(centre)).max() < 1e-6
+    # a slide without a turn is drift in full (a slide WITH a turn is a turn about another point:
+    # counted by how far that point lies off the sole, below)
+    heel = np.array([_rigid([heel0], 0.0, (0, 0), (0.01 * a / 180, 0.0))[0] for a in angles])
+    toe = np.array([_rigid([toe0], 0.0, (0, 0), (0.01 * a / 180, 0.0))[0] for a in angles])
+    assert pivot_drift(heel, toe)[-1] == pytest.approx(10.0, abs=1e-6)
+    off = pivot_drift(*track((-0.1, -0.2)))          # turning about a point 16 cm behind the heel
+    assert off[-1] == pytest.approx(2 * 157.5, rel=0.01)   # the nearest sole point (heel) sweeps 2 × 157.5 mm
