@@ -606,11 +606,15 @@ class ServeOptions:
     #: a script) builds are spaced so the burst costs at most a few builds.
     min_build_interval_s: float = 0.25
     #: A build starts only once every changed file has been unmodified this
-    #: long: more than ``step_ms``, so the watcher has reported all writes
-    #: before the build reads the files, and more than the 20-40 ms between
-    #: the writes of a scripted or format-on-save burst (sv-rapid-saves), so
-    #: such a burst is one build, not one per ``min_build_interval_s``...
-    quiet_s: float = 0.05
+    #: long (a little more than ``step_ms``, so the watcher has reported all
+    #: writes before the build reads the files)...
+    quiet_s: float = 0.02
+    #: ...or this long when the change comes within ``burst_window_s`` of the
+    #: previous build's start (a burst; saves made by hand come further apart): more than the 20-40 ms between the writes of a
+    #: scripted or format-on-save burst (sv-rapid-saves), so the rest of such a
+    #: burst is one build, while a lone save keeps the short wait...
+    burst_quiet_s: float = 0.06
+    burst_window_s: float = 0.4
     #: ...but never waits longer than this for a file that keeps changing.
     max_quiet_wait_s: float = 2.0
 
@@ -738,9 +742,11 @@ class LiveSite:
             # build has passed; changes arriving meanwhile join this build.
             # A file written continuously is built anyway after max_quiet_wait_s.
             deadline = loop.time() + self.options.max_quiet_wait_s
+            in_burst = last_start > 0 and loop.time() - last_start < self.options.burst_window_s
+            quiet = self.options.burst_quiet_s if in_burst else self.options.quiet_s
             while loop.time() < deadline:
                 pause = max(last_start + interval - loop.time(),
-                            _quiet_remaining(self._pending, self.options.quiet_s))
+                            _quiet_remaining(self._pending, quiet))
                 if pause <= 0:
                     break
                 await asyncio.sleep(min(pause, deadline - loop.time()))
