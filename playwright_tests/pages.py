@@ -112,6 +112,9 @@ POSTER = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100" role="i
           'stroke="#555" stroke-width="6"/></svg>')
 
 
+#: page script resolving when every figure on the page is ready (its data loaded, first pose computed)
+READY_ALL = "Promise.all(posecode.figures.map(f => f.ready))"
+
 #: the Chromium every browser test launches: Playwright's own where installed, else the system's
 CHROMIUM = chromium_executable()
 HAVE_BROWSER = CHROMIUM is not None

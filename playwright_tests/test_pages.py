@@ -11,7 +11,6 @@ page layout, the theme's CSS and the build's posters and ids take part.
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest

@@ -17,7 +17,8 @@ from posecode_ssg.motion.rig import PROP_GEOMETRY, SOLVER, avatar
 from posecode_ssg.motion.solve import _owned_depth
 
 from .pages import compiled_example, example_names, figure_html, motion, needs_browser
-from .test_runtime_figure import READY_ALL, worst_difference_at_phase_ends
+from .pages import READY_ALL
+from .test_runtime_figure import worst_difference_at_phase_ends
 
 pytestmark = needs_browser
 

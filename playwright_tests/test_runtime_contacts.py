@@ -29,7 +29,7 @@ import math
 
 import pytest
 
-from .pages import compiled_example, example_names, figure_html, needs_browser, shared_path
+from .pages import READY_ALL, compiled_example, example_names, figure_html, needs_browser, shared_path
 
 pytestmark = needs_browser
 
@@ -37,7 +37,6 @@ HZ = 60
 LIMIT_MM = 5.0
 TILT_DEG = 5.0
 JUMP_MM = 10.0
-READY_ALL = "Promise.all(posecode.figures.map(f => f.ready))"
 
 SAMPLE_LOOP = """([id, hz]) => {
   const el = document.getElementById(id), n = Math.ceil(el.duration * hz), out = [];

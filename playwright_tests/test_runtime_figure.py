@@ -9,13 +9,10 @@ import math
 
 import pytest
 
-from .pages import (COUNT_CONTEXTS, POSTER, compiled_example, euler_quat, example_names, figure_html,
+from .pages import (COUNT_CONTEXTS, POSTER, READY_ALL, compiled_example, euler_quat, example_names, figure_html,
                     motion, needs_browser)
 
 pytestmark = needs_browser
-
-
-READY_ALL = "Promise.all(posecode.figures.map(f => f.ready))"
 
 
 def simple_motion(**kw) -> dict:

@@ -22,13 +22,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from .pages import REPO, figure_html, needs_browser
+from .pages import READY_ALL, REPO, figure_html, needs_browser
 
 pytestmark = needs_browser
 
 HZ = 60
 LIMIT_M = 0.005
-READY_ALL = "Promise.all(posecode.figures.map(f => f.ready))"
 DOCS = ["props/active-hang.md", "props/chin-up.md", "props/dip-bar-tuck-hold.md", "props/parallel-bar-dip.md"]
 
 SAMPLE = """([id, ts]) => { const el = document.getElementById(id);

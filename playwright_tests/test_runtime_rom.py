@@ -15,19 +15,18 @@ quaternion's rotation matrix gives the two intrinsic X-Y-Z Euler triples of the 
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from .pages import REPO, compiled_example, euler_quat, example_names, figure_html, motion, needs_browser
+from .pages import (READY_ALL, REPO, compiled_example, euler_quat, example_names, figure_html, motion,
+                    needs_browser)
 
 pytestmark = needs_browser
 
 HZ = 60
 TOLERANCE_DEG = 0.5
-READY_ALL = "Promise.all(posecode.figures.map(f => f.ready))"
 
 SAMPLE_LOCAL = """([id, hz]) => {
   const el = document.getElementById(id), n = Math.ceil(el.duration * hz), out = [];
