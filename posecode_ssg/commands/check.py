@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,10 +35,10 @@ from typing import Any, TextIO
 from posecode_ssg.language import parse
 from posecode_ssg.language.diagnostics import Diagnostic
 from posecode_ssg.language.parser import ParseResult, split_lines
+from posecode_ssg.site.report import format_diagnostic
 
 SUFFIXES = (".posecode", ".md")
 _SKIP_DIRS = ("node_modules", "__pycache__")
-_WORD = re.compile(r'"[^"]*"?|[A-Za-z0-9_.\-]+')
 
 
 @dataclass
@@ -144,27 +143,11 @@ def check_file(path: Path, display: str | None = None) -> list[CheckedDocument]:
     return docs
 
 
-def _excerpt(d: Diagnostic, lines: list[str]) -> list[str]:
-    if not 1 <= d.line <= len(lines):
-        return []
-    raw = lines[d.line - 1].replace("\t", " ").replace("\ufeff", "")
-    number = str(d.line)
-    pad = " " * len(number)
-    col = max(1, min(d.column, len(raw) + 1))
-    m = _WORD.match(raw, col - 1)
-    carets = "^" * max(1, min(len(m.group(0)) if m else 1, 40))
-    return [f"    {number} | {raw}", f"    {pad} | {' ' * (col - 1)}{carets}"]
-
-
 def format_text(docs: list[CheckedDocument], out: TextIO) -> None:
-    """Write compiler-style diagnostics for every document."""
+    """Write compiler-style diagnostics for every document (:func:`~posecode_ssg.site.report.format_diagnostic`)."""
     for doc in docs:
         for d in doc.diagnostics():
-            out.write(f"{doc.path}:{d.line}:{d.column}: {d.severity}[{d.code}]: {d.message}\n")
-            for row in _excerpt(d, doc.file_lines):
-                out.write(row + "\n")
-            if d.hint:
-                out.write(f"    {' ' * len(str(d.line))} = hint: {d.hint}\n")
+            out.write(format_diagnostic(doc.path, d, lines=doc.file_lines, shown=doc.path) + "\n")
 
 
 def _plural(n: int, word: str) -> str:

@@ -3,14 +3,15 @@
 The rustc / Elm shape (see ../shared/design/STYLE.md §11)::
 
     content/strength/squat.md:14:11: error[unknown-action]: unknown action 'flx' for neck
-       14 |     neck: flx 15
-          |           ^
-      hint: did you mean 'flex'?
+        14 |     neck: flx 15
+           |           ^^^
+           = hint: did you mean 'flex'?
 """
 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -40,16 +41,40 @@ def source_line(path: str | os.PathLike[str], line: int, cache: dict | None = No
     return lines[line - 1] if 1 <= line <= len(lines) else None
 
 
-def format_diagnostic(path: str | os.PathLike[str], diagnostic: Any, cache: dict | None = None) -> str:
-    """Format one diagnostic (any object with ``code, severity, line, column, message, hint``)."""
+_WORD = re.compile(r'"[^"]*"?|[A-Za-z0-9_.\-]+')
+
+
+def excerpt(line: int, column: int, text: str) -> list[str]:
+    """The two excerpt rows under a diagnostic: the source line and a caret run under the word at ``column``.
+
+    ``line`` and ``column`` are 1-based; the carets span the word (or quoted string) that starts at
+    ``column``, at most 40 characters, at least one.
+    """
+    raw = text.replace("\t", " ").replace("\ufeff", "")
+    number = str(line)
+    col = max(1, min(column, len(raw) + 1))
+    m = _WORD.match(raw, col - 1)
+    carets = "^" * max(1, min(len(m.group(0)) if m else 1, 40))
+    return [f"    {number} | {raw}", f"    {' ' * len(number)} | {' ' * (col - 1)}{carets}"]
+
+
+def format_diagnostic(path: str | os.PathLike[str], diagnostic: Any, cache: dict | None = None, *,
+                      lines: list[str] | None = None, shown: str | None = None) -> str:
+    """Format one diagnostic (any object with ``code, severity, line, column, message, hint``).
+
+    The source line comes from ``lines`` (the file's lines) when given, else from the file at
+    ``path`` (read once per ``cache``). ``shown`` replaces the displayed path (default
+    :func:`display_path`). The one formatter of ``check``, ``build``, ``serve`` and ``eval``.
+    """
     line, column = int(diagnostic.line or 1), int(diagnostic.column or 1)
-    out = [f"{display_path(path)}:{line}:{column}: {diagnostic.severity}[{diagnostic.code}]: {diagnostic.message}"]
-    text = source_line(path, line, cache) if Path(path).is_file() else None
+    where = shown if shown is not None else display_path(path)
+    out = [f"{where}:{line}:{column}: {diagnostic.severity}[{diagnostic.code}]: {diagnostic.message}"]
+    if lines is not None:
+        text = lines[line - 1] if 1 <= line <= len(lines) else None
+    else:
+        text = source_line(path, line, cache) if Path(path).is_file() else None
     if text is not None:
-        shown = text.replace("\t", " ")
-        gutter = " " * len(str(line))
-        out.append(f"  {line} | {shown}")
-        out.append(f"  {gutter} | {' ' * (max(column, 1) - 1)}^")
+        out.extend(excerpt(line, column, text))
     if getattr(diagnostic, "hint", None):
-        out.append(f"  hint: {diagnostic.hint}")
+        out.append(f"    {' ' * len(str(line))} = hint: {diagnostic.hint}")
     return "\n".join(out)
