@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import struct
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -42,6 +42,17 @@ class _Prepared:
                          for a, b, r0, r1 in av.segments]
         self.volumes = [(bone, np.asarray(off), r * np.asarray(scale)) for _n, bone, r, scale, off in av.volumes]
         self.sole_box = np.asarray(av.sole_center) + _UNIT_BOX * np.asarray(av.sole_size)
+        self.off = {b: off for b, _p, off in self.offsets}
+        # the bones whose joint position or rotation a bone's lowest mesh point reads
+        deps: dict[str, set[str]] = {b: set() for b in BONES}
+        for a, _b, _m, owner, _r0, _r1 in self.segments:
+            deps[owner] |= {a, owner}
+        for bone, _off, _rs in self.volumes:
+            deps[bone].add(bone)
+        for bone in ("ankle_left", "ankle_right"):
+            deps[bone].add(bone)
+        self.low_deps = {b: frozenset(d) for b, d in deps.items()}
+        self.plans: dict[tuple, "_Plan"] = {}
 
 
 _PREPARED: dict[int, tuple[Avatar, _Prepared]] = {}
@@ -86,6 +97,9 @@ class World:
     landmarks: Mapping[str, np.ndarray]
     root_pos: np.ndarray
     root_rot: np.ndarray
+    #: bone -> lowest mesh y already measured (filled by :meth:`lowest_by_bone`; a
+    #: :class:`PoseFK` world starts with the values its changes could not affect)
+    low_cache: dict[str, float] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def point(self, name: str) -> np.ndarray:
         """Position of a bone joint or a landmark by name; ``KeyError`` if neither."""
@@ -96,11 +110,23 @@ class World:
     def lowest_by_bone(self, bones=None) -> dict[str, float]:
         """Lowest mesh y (m) per bone: each capsule is attributed to its child bone, each
         ellipsoid volume and sole box to the bone that carries it. With ``bones`` (an iterable
-        of bone names) only those bones are measured (the others stay ``inf``)."""
+        of bone names) only those bones are measured (the others stay ``inf``). Each bone is
+        measured once per world (remembered in ``low_cache``)."""
+        cache = self.low_cache
+        wanted = BONES if bones is None else bones
+        missing = [b for b in wanted if b not in cache]
+        if missing:
+            self._measure_low(missing)
+        low: dict[str, float] = dict.fromkeys(BONES, math.inf)
+        for b in wanted:
+            low[b] = cache[b]
+        return low
+
+    def _measure_low(self, bones) -> None:
         prep = _prepared(self.avatar)
         pos, rot, marks = self.pos, self.rot, self.landmarks
-        low: dict[str, float] = dict.fromkeys(BONES, math.inf)
-        wanted = low if bones is None else frozenset(bones)
+        wanted = frozenset(bones)
+        low: dict[str, float] = dict.fromkeys(wanted, math.inf)
         for a, b, is_mark, owner, r0, r1 in prep.segments:
             if owner not in wanted:
                 continue
@@ -120,7 +146,7 @@ class World:
                 continue
             corners = box @ rot[bone].T + pos[bone]
             low[bone] = min(low[bone], float(corners[:, 1].min()))
-        return low
+        self.low_cache.update(low)
 
     def lowest(self, bones=None) -> float:
         """Lowest mesh y (m) over ``bones`` (default: the whole figure)."""
@@ -202,3 +228,116 @@ class _Landmarks(Mapping):
 
     def __contains__(self, name: object) -> bool:
         return name in self._spec
+
+
+class _Plan:
+    """What one :meth:`PoseFK.world` call recomputes after a given set of changes, in canonical
+    order: world rotations (``rot``: bone, parent), the parent-frame steps ``R_parent @ offset``
+    (``step``: bone, parent, offset) and joint positions (``pos``: bone, parent); ``keep_low`` /
+    ``keep_marks``: the lowest points and landmarks of the previous world that stay valid."""
+
+    __slots__ = ("rot", "step", "pos", "keep_low", "keep_marks")
+
+    def __init__(self, prep: _Prepared, av: Avatar, changed: frozenset, root_rot: bool, root_pos: bool):
+        rot_dirty: set[str] = set()
+        step_dirty: set[str] = set()
+        pos_dirty: set[str] = set()
+        for b, p in _PARENTS:
+            if b in changed or (root_rot if p is None else p in rot_dirty):
+                rot_dirty.add(b)
+            if (root_rot if p is None else p in rot_dirty):
+                step_dirty.add(b)
+            if b in step_dirty or (root_pos if p is None else p in pos_dirty):
+                pos_dirty.add(b)
+        self.rot = tuple((b, p) for b, p in _PARENTS if b in rot_dirty)
+        self.step = tuple((b, p, prep.off[b]) for b, p in _PARENTS if b in step_dirty)
+        self.pos = tuple((b, p) for b, p in _PARENTS if b in pos_dirty)
+        moved = rot_dirty | pos_dirty
+        self.keep_low = tuple(b for b in BONES if not prep.low_deps[b] & moved)
+        self.keep_marks = frozenset(n for n, (b, _o) in av.landmarks.items() if b not in moved)
+
+
+class PoseFK:
+    """Forward kinematics of a pose that changes a little at a time (the keyframe solve's working
+    pose: an IK step turns one joint, a grounding step moves the root).
+
+    Holds the local 3×3 rotations (``local``: bone -> matrix, read-only arrays) and the root
+    transform; :meth:`world` returns the same :class:`World` that :func:`forward_kinematics`
+    gives for the current values — bit for bit: the same products in the same order — but
+    recomputes only what changed since the previous call: the world rotations of the subtrees of
+    changed joints, the parent-frame bone steps ``R_parent @ offset`` under them, and the joint
+    positions (a root translation recomputes positions only, sums of the kept steps). Lowest
+    points (:meth:`World.lowest_by_bone`) and landmarks of bones that did not move are carried
+    over from the previous world. Source of the recurrence: kinematics-reference §2.1 (identity
+    rest rotations, offsets in the parent frame)."""
+
+    __slots__ = ("avatar", "local", "root_pos", "root_rot", "_prep", "_pos", "_rot", "_step",
+                 "_changed", "_root_rot_changed", "_root_pos_changed", "_world", "_prev")
+
+    def __init__(self, avatar: Avatar, local: dict[str, np.ndarray], root_pos, root_rot):
+        self.avatar = avatar
+        self.local = dict(local)
+        self.root_pos = np.asarray(root_pos, dtype=float)
+        self.root_rot = np.asarray(root_rot, dtype=float)
+        self._prep = _prepared(avatar)
+        self._pos: dict[str, np.ndarray] = {}
+        self._rot: dict[str, np.ndarray] = {}
+        self._step: dict[str, np.ndarray] = {}
+        self._changed: set[str] = set()
+        self._root_rot_changed = self._root_pos_changed = True
+        self._world: World | None = None
+        self._prev: World | None = None
+
+    def set_local(self, bone: str, matrix: np.ndarray) -> None:
+        """Set a bone's local rotation (3×3; not copied, must not be mutated afterwards)."""
+        self.local[bone] = matrix
+        self._changed.add(bone)
+        self._world = None
+
+    def set_root(self, root_pos=None, root_rot=None) -> None:
+        """Set the root position (3,) and/or rotation (3, 3) (metres; ``None`` keeps it)."""
+        if root_pos is not None:
+            self.root_pos = root_pos
+            self._root_pos_changed = True
+        if root_rot is not None:
+            self.root_rot = root_rot
+            self._root_rot_changed = True
+        self._world = None
+
+    def world(self) -> World:
+        """The posed :class:`World` (shared until the next change; treat it as read-only)."""
+        w = self._world
+        if w is not None:
+            return w
+        key = (frozenset(self._changed), self._root_rot_changed, self._root_pos_changed)
+        prep = self._prep
+        plan = prep.plans.get(key)
+        if plan is None:
+            plan = prep.plans[key] = _Plan(prep, self.avatar, *key)
+        local, pos, rot, step = self.local, self._pos, self._rot, self._step
+        root_pos, root_rot = self.root_pos, self.root_rot
+        for b, p in plan.rot:
+            L = local.get(b)
+            if L is None:
+                L = _EYE
+            rot[b] = (root_rot if p is None else rot[p]) @ L
+        for b, p, off in plan.step:
+            step[b] = (root_rot if p is None else rot[p]) @ off
+        for b, p in plan.pos:
+            pos[b] = (root_pos if p is None else pos[p]) + step[b]
+        self._changed.clear()
+        self._root_rot_changed = self._root_pos_changed = False
+        pos_c, rot_c = dict(pos), dict(rot)
+        marks = _Landmarks(prep, pos_c, rot_c)
+        w = World(self.avatar, pos_c, rot_c, marks, root_pos, root_rot)
+        prev = self._prev
+        if prev is not None:
+            old = prev.low_cache
+            if old:
+                w.low_cache.update((b, old[b]) for b in plan.keep_low if b in old)
+            done = prev.landmarks._done if isinstance(prev.landmarks, _Landmarks) else {}
+            if done:
+                keep = plan.keep_marks
+                marks._done.update((n, v) for n, v in done.items() if n in keep)
+        self._world = self._prev = w
+        return w

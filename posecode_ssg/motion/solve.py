@@ -33,7 +33,7 @@ from posecode_ssg.language.rom import rom_box
 from posecode_ssg.language.vocabulary import BACK_BONES, BONES, EFFECTOR_BONE, FLOOR, expand_ground_lock
 
 from .collide import resolve_self_collision, self_collision_depth
-from .fk import World, forward_kinematics, subtree
+from .fk import PoseFK, World, _local_matrix, forward_kinematics, subtree
 from .rig import DIGITS, HAND_STATES, PARENT, PROP_GEOMETRY, SOLVER, START_POSES_TABLE, Avatar, anchor_position, avatar
 from .rotation import axis_angle_matrix, euler_to_matrix, matrix_to_euler, rot_y
 
@@ -120,35 +120,38 @@ class Solution:
 
 
 class _Pose:
-    """Mutable working pose: local rotation matrices + root transform, with cached FK."""
+    """Mutable working pose: Euler angles (bone -> degrees), local rotation matrices and the root
+    transform, with incremental forward kinematics (:class:`~posecode_ssg.motion.fk.PoseFK`: a
+    change recomputes only the subtree it moves)."""
 
     def __init__(self, av: Avatar, euler, root_pos, root_rot):
         self.av = av
         self.euler = {b: tuple(float(c) for c in e) for b, e in euler.items()}
-        self.local = {b: euler_to_matrix(e) for b, e in self.euler.items()}
-        self.root_pos = np.asarray(root_pos, float).copy()
-        self.root_rot = np.asarray(root_rot, float).copy()
-        self._world: World | None = None
+        self._fk = PoseFK(av, {b: _local_matrix(e) for b, e in self.euler.items()},
+                          np.asarray(root_pos, float).copy(), np.asarray(root_rot, float).copy())
+        self.local = self._fk.local
+
+    @property
+    def root_pos(self) -> np.ndarray:
+        return self._fk.root_pos
+
+    @property
+    def root_rot(self) -> np.ndarray:
+        return self._fk.root_rot
 
     def world(self) -> World:
-        if self._world is None:
-            self._world = forward_kinematics(self.av, {}, self.root_pos, self.root_rot, local=self.local)
-        return self._world
+        return self._fk.world()
 
     def move(self, delta) -> None:
-        self.root_pos = self.root_pos + np.asarray(delta, float)
-        self._world = None
+        self._fk.set_root(root_pos=self._fk.root_pos + np.asarray(delta, float))
 
     def set_euler(self, bone: str, e) -> None:
-        self.euler[bone] = tuple(float(c) for c in e)
-        self.local[bone] = euler_to_matrix(e)
-        self._world = None
+        e = self.euler[bone] = tuple(float(c) for c in e)
+        self._fk.set_local(bone, _local_matrix(e))
 
     def rotate_root_about(self, axis: np.ndarray, angle: float, pivot: np.ndarray) -> None:
         R = axis_angle_matrix(axis, angle)
-        self.root_rot = R @ self.root_rot
-        self.root_pos = pivot + R @ (self.root_pos - pivot)
-        self._world = None
+        self._fk.set_root(root_pos=pivot + R @ (self._fk.root_pos - pivot), root_rot=R @ self._fk.root_rot)
 
 
 def _side(name: str) -> str:

@@ -76,3 +76,54 @@ def test_lowest_by_bone_matches_the_mesh_definition():
         assert world.lowest(part) == pytest.approx(min(expected[b] for b in part), abs=1e-12)
         only = world.lowest_by_bone(part)
         assert all(only[b] == low[b] for b in part) and all(only[b] == np.inf for b in BONES if b not in part)
+
+
+@pytest.mark.parametrize("avatar_id", list(AVATARS))
+def test_incremental_fk_equals_a_full_recompute_after_every_change(avatar_id):
+    """PoseFK recomputes only the subtree a change moves and carries lowest points and landmarks
+    of unmoved bones over: after each change of a random sequence (one joint, several joints, a
+    root translation, a root turn), its world equals a from-scratch forward_kinematics exactly,
+    joints, rotations, landmarks and lowest points alike; a world handed out earlier keeps its
+    values."""
+    from posecode_ssg.motion.fk import PoseFK
+
+    av = avatar(avatar_id)
+    rng = np.random.default_rng(7)
+    euler = {b: tuple(rng.uniform(-40, 40, 3)) for b in BONES}
+    local = {b: euler_to_matrix(e) for b, e in euler.items()}
+    root_pos, root_rot = np.array([0.05, 0.92, -0.1]), rot_y(20)
+    fk = PoseFK(av, local, root_pos, root_rot)
+    first = fk.world()
+    first_pelvis, first_toe = first.pos["pelvis"].copy(), first.landmarks["toe_left"].copy()
+    for step in range(60):
+        kind = step % 5
+        if kind in (0, 1):          # one joint (a leg, an arm, the spine: subtrees of every size)
+            bones = [BONES[rng.integers(len(BONES))]]
+        elif kind == 2:             # several joints before the next world
+            bones = list(rng.choice(BONES, 3, replace=False))
+        else:
+            bones = []
+        for b in bones:
+            euler[b] = tuple(rng.uniform(-60, 60, 3))
+            local[b] = euler_to_matrix(euler[b])
+            fk.set_local(b, local[b])
+        if kind == 3:
+            root_pos = root_pos + rng.normal(0, 0.05, 3)
+            fk.set_root(root_pos=root_pos)
+        if kind == 4:
+            root_rot = rot_y(float(rng.uniform(-90, 90))) @ root_rot
+            fk.set_root(root_rot=root_rot)
+        w = fk.world()
+        if step % 2:                # some worlds are measured (their lowest points carried over)
+            w.lowest_by_bone()
+            _ = w.landmarks["toe_right"], w.landmarks["palm_left"]
+        full = forward_kinematics(av, {}, root_pos, root_rot, local=dict(local))
+        for b in BONES:
+            assert np.array_equal(w.pos[b], full.pos[b]), (step, b)
+            assert np.array_equal(w.rot[b], full.rot[b]), (step, b)
+        for name in full.landmarks:
+            assert np.array_equal(w.landmarks[name], full.landmarks[name]), (step, name)
+        assert w.lowest_by_bone() == full.lowest_by_bone(), step
+        assert w.lowest(("ankle_left", "knee_left")) == full.lowest(("ankle_left", "knee_left"))
+    assert np.array_equal(first.pos["pelvis"], first_pelvis)
+    assert np.array_equal(first.landmarks["toe_left"], first_toe)
