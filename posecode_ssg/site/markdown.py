@@ -351,17 +351,38 @@ def script_json(data: Any) -> str:
 _SVG_ID_RE = re.compile(r'\bid="([^"]+)"')
 
 
+def _is_name_char(ch: str) -> bool:
+    return ch.isalnum() or ch in "_-"
+
+
 def namespace_ids(svg: str, prefix: str) -> str:
     """Prefix every ``id`` of an inline SVG (and each whole-word reference to it) with ``prefix-``.
 
     Two identical posters on one page would otherwise repeat their ids
-    (``<title id>`` + ``aria-labelledby``, gradients, clip paths).
+    (``<title id>`` + ``aria-labelledby``, gradients, clip paths). A whole
+    word is an occurrence not touching a letter, digit, ``_`` or ``-``.
+    Plain substring search (no per-poster regex to compile: the ids differ
+    for every poster, and compiling was most of this function's cost).
     """
     ids = set(_SVG_ID_RE.findall(svg))
     if not ids:
         return svg
-    pattern = re.compile(r"(?<![\w-])(" + "|".join(re.escape(i) for i in sorted(ids, key=len, reverse=True)) + r")(?![\w-])")
-    return pattern.sub(lambda m: f"{prefix}-{m.group(1)}", svg)
+    cuts: list[tuple[int, int]] = []
+    for name in sorted(ids, key=len, reverse=True):
+        at = svg.find(name)
+        while at >= 0:
+            end = at + len(name)
+            if ((at == 0 or not _is_name_char(svg[at - 1])) and (end == len(svg) or not _is_name_char(svg[end]))
+                    and not any(a <= at < b for a, b in cuts)):
+                cuts.append((at, end))
+            at = svg.find(name, end)
+    out, last = [], 0
+    for at, end in sorted(cuts):
+        out.append(svg[last:at])
+        out.append(f"{prefix}-{svg[at:end]}")
+        last = end
+    out.append(svg[last:])
+    return "".join(out)
 
 
 def _esc(text: Any) -> str:

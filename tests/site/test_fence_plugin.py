@@ -8,7 +8,7 @@ import re
 import pytest
 from markdown_it import MarkdownIt
 
-from posecode_ssg.site.markdown import parse_info, posecode_env, posecode_plugin, script_json
+from posecode_ssg.site.markdown import namespace_ids, parse_info, posecode_env, posecode_plugin, script_json
 
 BLOCK = 'posecode posture "Nod"\n  rig humanoid\n  step "Nod" 1s linear:\n    neck: flex 15\n'
 
@@ -68,3 +68,17 @@ def test_ordinary_fence_class_is_sanitised():
     md = MarkdownIt("commonmark").use(posecode_plugin)
     html = md.render('```{.python title="x"}\nprint(1)\n```\n\n```js "quoted"\nx\n```\n')
     assert '<code class="language-python">' in html and '<code class="language-js">' in html
+
+
+def test_namespace_ids_prefixes_whole_word_ids_and_their_references_only():
+    svg = ('<svg aria-labelledby="a-t b"><title id="a-t">T</title><g id="b"/>'
+           '<use href="#b"/><text>b2 xb a-t-x a-t</text></svg>')
+    out = namespace_ids(svg, "f1")
+    # every whole-word occurrence of an id is renamed: definitions, references, text equal to it
+    assert out == ('<svg aria-labelledby="f1-a-t f1-b"><title id="f1-a-t">T</title><g id="f1-b"/>'
+                   '<use href="#f1-b"/><text>b2 xb a-t-x f1-a-t</text></svg>')
+    # ids stay unique when two posters share a page
+    both = namespace_ids(svg, "f1") + namespace_ids(svg, "f2")
+    found = re.findall(r'\bid="([^"]+)"', both)
+    assert len(found) == len(set(found)) == 4
+    assert namespace_ids("<svg><g/></svg>", "f1") == "<svg><g/></svg>"
