@@ -34,7 +34,7 @@ import numpy as np
 
 from .fk import World
 from .rig import SOLVER
-from .rotation import axis_angle_matrix, matrix_to_euler
+from .rotation import axis_angle_matrix, cross3, matrix_to_euler, norm3
 
 __all__ = ["obstacles", "limb_samples", "deepest", "self_collision_depth", "resolve_self_collision",
            "LIMBS"]
@@ -50,7 +50,7 @@ LIMBS = {
 
 
 def _unit(v: np.ndarray) -> np.ndarray:
-    n = float(np.linalg.norm(v))
+    n = float(norm3(v))
     return v / n if n > 1e-9 else np.zeros(3)
 
 
@@ -113,7 +113,7 @@ def deepest(w: World, limb: str) -> tuple[float, np.ndarray | None, np.ndarray |
         for p in pts:
             q = _closest_on_segment(p, a, b)
             d = p - q
-            dist = float(np.linalg.norm(d))
+            dist = float(norm3(d))
             if dist >= ro + r:
                 continue
             n = d / dist if dist > 1e-9 else _unit(side)
@@ -163,8 +163,8 @@ def resolve_self_collision(pose, exempt: set[str], held: set[str] = frozenset())
                 break
             if swivel:
                 ax = _unit(w.pos[f"wrist_{side}"] - w.pos[joint])
-                move = np.cross(ax, p - w.pos[joint])   # sample velocity per radian about ax
-                mn = float(np.linalg.norm(move))
+                move = cross3(ax, p - w.pos[joint])   # sample velocity per radian about ax
+                mn = float(norm3(move))
                 along = float(move @ n)
                 if mn < 1e-6 or abs(along) < 1e-9 or float(ax @ ax) < 0.5:
                     break
@@ -176,9 +176,9 @@ def resolve_self_collision(pose, exempt: set[str], held: set[str] = frozenset())
                 total += step
                 continue
             lever = p - w.pos[joint]
-            ln = float(np.linalg.norm(lever))
-            ax = np.cross(lever, n)
-            an = float(np.linalg.norm(ax))
+            ln = float(norm3(lever))
+            ax = cross3(lever, n)
+            an = float(norm3(ax))
             if ln < 1e-6 or an < 1e-9:
                 break
             step = min(math.degrees(depth / ln), step_cap, cap - total)

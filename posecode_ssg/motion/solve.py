@@ -29,13 +29,13 @@ import numpy as np
 
 from posecode_ssg.language.diagnostics import Diagnostic
 from posecode_ssg.language.ir import Contact
-from posecode_ssg.language.rom import rom_box
+from posecode_ssg.language.rom import rom_box as _rom_box_uncached
 from posecode_ssg.language.vocabulary import BACK_BONES, BONES, EFFECTOR_BONE, FLOOR, expand_ground_lock
 
 from .collide import resolve_self_collision, self_collision_depth
 from .fk import PoseFK, World, _local_matrix, forward_kinematics, subtree
 from .rig import DIGITS, HAND_STATES, PARENT, PROP_GEOMETRY, SOLVER, START_POSES_TABLE, Avatar, anchor_position, avatar
-from .rotation import axis_angle_matrix, euler_to_matrix, matrix_to_euler, rot_y
+from .rotation import axis_angle_matrix, cross3, euler_to_matrix, matrix_to_euler, norm3, rot_y
 
 __all__ = ["solve_keyframes", "kinematic_diagnostics", "with_columns", "Solution", "PhaseSolution",
            "grounded_start_root"]
@@ -44,6 +44,8 @@ _CHAINS = {"hand": ("shoulder", "elbow"), "fist": ("shoulder", "elbow"), "elbow"
            "foot": ("hip", "knee"), "knee": ("hip",)}
 _PROP_TARGET_TOPS = ("box", "seat")
 BONES_SET = frozenset(BONES)   # anchors on a top surface: feet meet them with the sole
+_ANKLES = ("ankle_left", "ankle_right")   # the feet's lowest points (World.lowest_by_bone)
+rom_box = _rom_box_cached = lru_cache(maxsize=None)(_rom_box_uncached)   # a fixed table; callers only read it
 
 
 def grounded_start_root(pose: str, avatar_id: str | None = None, euler=None) -> np.ndarray:
@@ -203,7 +205,7 @@ def _ccd(pose: _Pose, chain: tuple[str, ...], end_fn, target: np.ndarray, widen:
     _prebend(pose, chain, end_fn, target, widen, stop)
     start = {j: pose.euler[j] for j in chain}
     _ccd_run(pose, chain, end_fn, target, widen, stop)
-    d1 = float(np.linalg.norm(end_fn(pose.world()) - target))
+    d1 = float(norm3(end_fn(pose.world()) - target))
     hinges = [j for j in chain if j.startswith(("elbow", "knee"))]
     if d1 <= stop or not hinges:
         return
@@ -214,7 +216,7 @@ def _ccd(pose: _Pose, chain: tuple[str, ...], end_fn, target: np.ndarray, widen:
         e = start[j]
         pose.set_euler(j, _clamp_box(j, (0.0, e[1], e[2]), widen.get(j)))
     _ccd_run(pose, tuple(j for j in chain if j not in hinges), end_fn, target, widen, stop)
-    if float(np.linalg.norm(end_fn(pose.world()) - target)) > d1:
+    if float(norm3(end_fn(pose.world()) - target)) > d1:
         for j in chain:
             pose.set_euler(j, first[j])
 
@@ -229,10 +231,10 @@ def _prebend(pose: _Pose, chain: tuple[str, ...], end_fn, target: np.ndarray, wi
         return
     w = pose.world()
     root, hinge = w.pos[chain[0]], w.pos[chain[1]]
-    a = float(np.linalg.norm(hinge - root))
-    b = float(np.linalg.norm(end_fn(w) - hinge))
-    d = float(np.linalg.norm(target - root))
-    if a < 1e-6 or b < 1e-6 or d >= float(np.linalg.norm(end_fn(w) - root)) - 1e-3:
+    a = float(norm3(hinge - root))
+    b = float(norm3(end_fn(w) - hinge))
+    d = float(norm3(target - root))
+    if a < 1e-6 or b < 1e-6 or d >= float(norm3(end_fn(w) - root)) - 1e-3:
         return
     c = (d * d - a * a - b * b) / (2 * a * b)
     theta = math.degrees(math.acos(float(np.clip(c, -1.0, 1.0))))
@@ -268,20 +270,20 @@ def _ccd_run(pose: _Pose, chain: tuple[str, ...], end_fn, target: np.ndarray, wi
                 ap, bp = a - u * (a @ u), b - u * (b @ u)
                 if ap @ ap < 1e-8 or bp @ bp < 1e-8:
                     continue
-                ang = math.atan2(float(u @ np.cross(ap, bp)), float(ap @ bp))
+                ang = math.atan2(float(u @ cross3(ap, bp)), float(ap @ bp))
                 e = pose.euler[joint]
                 pose.set_euler(joint, _clamp_box(joint, (e[0] + math.degrees(ang), e[1], e[2]),
                                                  widen.get(joint)))
                 continue
-            na, nb = np.linalg.norm(a), np.linalg.norm(b)
+            na, nb = norm3(a), norm3(b)
             if na * na < 1e-8 or nb * nb < 1e-8:
                 continue
             a, b = a / na, b / nb
             ang = math.acos(float(np.clip(np.dot(a, b), -1.0, 1.0)))
             if ang < 1e-5:
                 continue
-            axis = np.cross(a, b)
-            n = np.linalg.norm(axis)
+            axis = cross3(a, b)
+            n = norm3(axis)
             if n < 1e-9:
                 continue
             Rd = axis_angle_matrix(axis / n, ang)
@@ -312,7 +314,7 @@ def _two_bone(pose: _Pose, ball: str, hinge: str, end: str, target: np.ndarray, 
     w0 = K - H
     C = float((w0 + vpar) @ (w0 + vpar) + vperp @ vperp)
     P = 2.0 * float(w0 @ vperp)
-    Q = 2.0 * float(w0 @ np.cross(u, vperp))
+    Q = 2.0 * float(w0 @ cross3(u, vperp))
     R = math.hypot(P, Q)
     e = pose.euler[hinge]
     if R > 1e-9:
@@ -340,12 +342,12 @@ def _aim(pose: _Pose, ball: str, end: str, target: np.ndarray) -> None:
     w = pose.world()
     H = w.pos[ball]
     a, b = w.pos[end] - H, target - H
-    na, nb = float(np.linalg.norm(a)), float(np.linalg.norm(b))
+    na, nb = float(norm3(a)), float(norm3(b))
     if na < 1e-4 or nb < 1e-4:
         return
     a, b = a / na, b / nb
-    axis = np.cross(a, b)
-    n = float(np.linalg.norm(axis))
+    axis = cross3(a, b)
+    n = float(norm3(axis))
     ang = math.atan2(n, float(a @ b))
     if n < 1e-9 or ang < 1e-7:
         return
@@ -363,9 +365,9 @@ def _soft_reach(w: World, side: str, t: np.ndarray) -> np.ndarray:
     continuous with a continuous derivative, at most δ short. Same rule in
     runtime/solvers/hands.js ``softReach``."""
     S = w.pos[f"shoulder_{side}"]
-    L = float(np.linalg.norm(w.pos[f"elbow_{side}"] - S) + np.linalg.norm(w.pos[f"wrist_{side}"] - w.pos[f"elbow_{side}"]))
+    L = float(norm3(w.pos[f"elbow_{side}"] - S) + norm3(w.pos[f"wrist_{side}"] - w.pos[f"elbow_{side}"]))
     k = float(SOLVER["armSoftReach"])
-    d = float(np.linalg.norm(t - S))
+    d = float(norm3(t - S))
     if d <= L - k or d < 1e-9:
         return t
     return S + (t - S) * (L - k * math.exp(-(d - L + k) / k)) / d
@@ -424,7 +426,7 @@ def _footprint(w: World, side: str, tol: float | None = None) -> tuple[np.ndarra
     sole, toe = w.landmarks[f"sole_{side}"], w.landmarks[f"toe_{side}"]
     u = toe - sole
     uh = np.array([u[0], 0.0, u[2]])
-    D = uh * (float(np.linalg.norm(u)) / max(float(np.linalg.norm(uh)), 1e-9))
+    D = uh * (float(norm3(u)) / max(float(norm3(uh)), 1e-9))
     C = sole + _hold_mu(w, side, tol) * (uh - D)
     C[1] = 0.0
     return C, D
@@ -440,7 +442,7 @@ def _swivel(pose: _Pose, side: str, heading: np.ndarray, k: float) -> None:
     w = pose.world()
     hip = f"hip_{side}"
     a = w.pos[f"ankle_{side}"] - w.pos[hip]
-    n = float(np.linalg.norm(a))
+    n = float(norm3(a))
     if not a[1] < -0.3 * n:
         return
     u = w.landmarks[f"toe_{side}"] - w.landmarks[f"heel_{side}"]
@@ -486,7 +488,7 @@ def _clear_free_limbs(pose: _Pose, kf) -> None:
             r = toe - w.pos[ankle]
             rpar = u * float(u @ r)
             rperp = r - rpar
-            A, B = float(rperp[1]), float(np.cross(u, rperp)[1])
+            A, B = float(rperp[1]), float(cross3(u, rperp)[1])
             C = float(toe[1] - low - w.pos[ankle][1] - rpar[1])
             R = math.hypot(A, B)
             if R < 1e-9:
@@ -508,7 +510,7 @@ def _palm_down(pose: _Pose, side: str) -> None:
     n = w.rot[wrist] @ np.array([0.0, 0.0, 1.0])
     u = w.rot[PARENT[wrist]] @ np.array([1.0, 0.0, 0.0])
     perp = n - u * float(n @ u)
-    theta = math.degrees(math.atan2(-float(np.cross(u, n)[1]), -float(perp[1])))
+    theta = math.degrees(math.atan2(-float(cross3(u, n)[1]), -float(perp[1])))
     x, y, z = pose.euler[wrist]
     lo, hi = rom_box(wrist)["x"]
     pose.set_euler(wrist, (min(max(x + theta, lo), hi), y, z))
@@ -653,7 +655,7 @@ def _limb_lift(pose: _Pose, props: list[str], fixed: set[str]) -> None:
             w = pose.world()
             r = w.avatar.collision["shin"] + float(SOLVER["propLiftGap"])
             k = w.pos[knee]
-            length = max(float(np.linalg.norm(w.pos[f"ankle_{side}"] - k)), 1e-9)
+            length = max(float(norm3(w.pos[f"ankle_{side}"] - k)), 1e-9)
             seg = (w.pos[f"ankle_{side}"] - k) * (1.0 + float(SOLVER["shinOverhang"]) / length)
             axis = w.rot[hip][:, 0]   # the knee turns about the hip's X axis
             need, rate = 0.0, 0.0
@@ -682,7 +684,7 @@ def _limb_lift(pose: _Pose, props: list[str], fixed: set[str]) -> None:
                 for t in (lo, hi, min(hi, max(lo, tx))):
                     ho, vo = h0 + t * hd, v0 + t * vd
                     if min(ho, vo) > need:
-                        vel = np.cross(axis, t * seg)   # the point's velocity per radian of knee
+                        vel = cross3(axis, t * seg)   # the point's velocity per radian of knee
                         need, rate = min(ho, vo), float(vel @ n) if ho < vo else float(vel[1])
             if need <= 1e-4:
                 break
@@ -714,7 +716,7 @@ def _residual(w: World, c: Contact, target: np.ndarray) -> float:
     contact-surface height)."""
     p = _effector_point(w, c.effector, c.target)
     if c.target != FLOOR:
-        return float(np.linalg.norm(p - target))
+        return float(norm3(p - target))
     gap = float(w.pos[EFFECTOR_BONE[c.effector]][1]) - _contact_height(w, c.effector)
     return float(math.hypot(p[0] - target[0], p[2] - target[2], max(gap, 0.0)) if gap > 0
                  else math.hypot(p[0] - target[0], p[2] - target[2], gap))
@@ -726,7 +728,7 @@ def _floor_target(w: World, c: Contact) -> np.ndarray:
     if c.effector.startswith("hand"):
         sh = w.pos[f"shoulder_{_side(c.effector)}"]
         d = np.array([p[0] - sh[0], 0.0, p[2] - sh[2]])
-        n = np.linalg.norm(d)
+        n = norm3(d)
         if n > 1e-6:
             p += d / n * float(SOLVER["handFloorOutward"])
     p[1] = _contact_height(w, c.effector)
@@ -754,7 +756,7 @@ def _ground_lock(pose: _Pose, locks: tuple[str, ...], anchors: dict[str, np.ndar
         return   # hands / forearms only: the floor clamp does the rest (KR §6.3)
 
     def drop_feet():
-        low = pose.world().lowest_by_bone()
+        low = pose.world().lowest_by_bone(_ANKLES)
         pose.move((0.0, -min(low[f"ankle_{s}"] for s in feet), 0.0))
 
     planted: list[str] = []
@@ -766,12 +768,12 @@ def _ground_lock(pose: _Pose, locks: tuple[str, ...], anchors: dict[str, np.ndar
     # lock KR §6.3 marks as missing); levelled before and after, in two rounds
     for _round in range(2):
         drop_feet()
-        low = pose.world().lowest_by_bone()
+        low = pose.world().lowest_by_bone(_ANKLES)
         planted = [s for s in feet if low[f"ankle_{s}"] <= planted_h]
         for s in (planted if level else ()):
             _level_foot(pose, s, semantic_ankle[s])
         drop_feet()
-        low = pose.world().lowest_by_bone()
+        low = pose.world().lowest_by_bone(_ANKLES)
         held = [(s, _hold_weight(low[f"ankle_{s}"], 0.4, 0.6), _hold_weight(low[f"ankle_{s}"]))
                 for s in planted if f"foot_{s}" in anchors]
         held = [(s, kh, kv) for s, kh, kv in held if kh > 0.0]
@@ -805,7 +807,7 @@ def _ground_lock(pose: _Pose, locks: tuple[str, ...], anchors: dict[str, np.ndar
         # planted ankle so the mean upper-support height reaches its floor height (KR §6.3).
         yaw_axis = pose.root_rot @ np.array([1.0, 0.0, 0.0])
         yaw_axis[1] = 0.0
-        yaw_axis /= max(np.linalg.norm(yaw_axis), 1e-9)
+        yaw_axis /= max(norm3(yaw_axis), 1e-9)
 
         # the body pivots onto the held hands / forearms (one arriving from the air is carried)
         support = [c for c in uppers if c in anchors] or uppers
@@ -855,7 +857,7 @@ def solve_keyframes(program) -> Solution:
     if program._solution is not None:
         return program._solution
     sol, push = _solve(program, np.zeros(3))
-    if float(np.linalg.norm(push)) > 1e-4:
+    if float(norm3(push)) > 1e-4:
         sol, _push = _solve(program, push)
     program._solution = sol
     return sol
@@ -939,7 +941,7 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
             if low <= planted_h:
                 anchors[c] = unchor(chor(p, prev_turn, prev_travel), kf.turn, kf.travel)
         # ground-locked contacts not near the floor when the phase begins
-        prev_low = prev_world.lowest_by_bone()
+        prev_low = prev_world.lowest_by_bone(_ANKLES)
         for c in kf.ground_lock:
             if c == "back":
                 h = prev_world.lowest(BACK_BONES)
@@ -1051,12 +1053,12 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
             for s in ("left", "right"):
                 key = f"foot_{s}"
                 if key in kf.ground_lock and key in res.planted and key in anchors:
-                    drift = float(np.linalg.norm(_hold_error(wd, s, anchors[key], None if not any(
+                    drift = float(norm3(_hold_error(wd, s, anchors[key], None if not any(
                         c.startswith(("hand", "elbow")) for c in kf.ground_lock) else math.inf)))
                     if drift > float(SOLVER["plantTolerance"]):
                         res.drift.append((key, drift))
         push = _face_push(pose, program.props)
-        if float(np.linalg.norm(push)) > float(np.linalg.norm(largest)):
+        if float(norm3(push)) > float(norm3(largest)):
             largest = push
 
         # reaches (KR §7): CCD over the limb chain, ROM-clamped every step; the root stays put
@@ -1115,7 +1117,7 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
                 r = _residual(w, c, a)
             res.contacts.append(ContactResult("pin", c, a, r))
         for c, a in grip_targets:
-            res.contacts.append(ContactResult("grip", c, a, float(np.linalg.norm(
+            res.contacts.append(ContactResult("grip", c, a, float(norm3(
                 w.pos[EFFECTOR_BONE[c.effector]] - a))))
         for rep in res.feet:
             rep.heel, rep.toe = _sole_metrics(w, rep.side)
