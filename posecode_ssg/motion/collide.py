@@ -56,7 +56,14 @@ def _unit(v: np.ndarray) -> np.ndarray:
 
 def obstacles(w: World) -> dict[str, tuple[np.ndarray, np.ndarray, float]]:
     """Obstacle capsules of a posed body: name -> (start, end, radius), metres (torso, head,
-    thigh_S, shin_S)."""
+    thigh_S, shin_S). Made once per world (``World.memo``)."""
+    out = w.memo.get("obstacles")
+    if out is None:
+        out = w.memo["obstacles"] = _obstacles(w)
+    return out
+
+
+def _obstacles(w: World) -> dict[str, tuple[np.ndarray, np.ndarray, float]]:
     col = w.avatar.collision
     pel, neck, head = w.pos["pelvis"], w.pos["neck"], w.pos["head"]
     up = _unit(neck - pel)
@@ -98,9 +105,35 @@ def deepest(w: World, limb: str) -> tuple[float, np.ndarray | None, np.ndarray |
     A sample that has clearly crossed the obstacle's axis (its direction from the axis more than
     120° from the limb's own side, the side of its proximal joint) is pushed back towards that
     side, its depth counted through the axis, so a push never drives a limb through the body. Samples and obstacles are visited in a fixed order; the first
-    maximum wins."""
+    maximum wins. Remembered per world (``World.memo``)."""
+    key = ("deepest", limb)
+    hit = w.memo.get(key)
+    if hit is None:
+        hit = w.memo[key] = _deepest(w, limb)
+    return hit
+
+
+def _far(pts: list[np.ndarray], r: float, capsules: list[tuple[np.ndarray, np.ndarray, float]]) -> bool:
+    """True when every sample (radius ``r``) is clear of every capsule by more than 1e-9 m: the
+    distances of :func:`deepest`'s loop, computed at once on stacked arrays (their rounding may
+    differ from the loop's by far less than the margin), so the loop can be skipped."""
+    A = np.array([c[0] for c in capsules])
+    AB = np.array([c[1] for c in capsules]) - A
+    reach = np.array([c[2] for c in capsules]) + (r + 1e-9)
+    P = np.array(pts)
+    L2 = np.einsum("ij,ij->i", AB, AB)
+    PA = P[None, :, :] - A[:, None, :]
+    t = np.einsum("kpj,kj->kp", PA, AB) / np.maximum(L2, 1e-12)[:, None]
+    t = np.where((L2 < 1e-12)[:, None], 0.0, np.clip(t, 0.0, 1.0))
+    D = PA - t[:, :, None] * AB[:, None, :]
+    return bool((np.einsum("kpj,kpj->kp", D, D) > (reach * reach)[:, None]).all())
+
+
+def _deepest(w: World, limb: str, prefilter: bool = True) -> tuple[float, np.ndarray | None, np.ndarray | None, str]:
     obs = obstacles(w)
     pts, r, against = limb_samples(w, limb)
+    if prefilter and _far(pts, r, [obs[name] for name in against]):
+        return (0.0, None, None, "")
     joint = w.pos[LIMBS[limb][1]]
     best = (0.0, None, None, "")
     for name in against:

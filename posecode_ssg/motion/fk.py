@@ -122,6 +122,8 @@ class World:
     #: bone -> lowest mesh y already measured (filled by :meth:`lowest_by_bone`; a
     #: :class:`PoseFK` world starts with the values its changes could not affect)
     low_cache: dict[str, float] = field(default_factory=dict, init=False, repr=False, compare=False)
+    #: results of pure functions of this world (e.g. collide.obstacles), by key
+    memo: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def point(self, name: str) -> np.ndarray:
         """Position of a bone joint or a landmark by name; ``KeyError`` if neither."""

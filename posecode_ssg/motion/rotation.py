@@ -117,7 +117,7 @@ def matrix_to_euler(m: np.ndarray) -> np.ndarray:
     From R = Rx(a)·Ry(b)·Rz(c): R[0,2] = sin b, R[1,2] = −sin a cos b, R[2,2] = cos a cos b,
     R[0,1] = −cos b sin c, R[0,0] = cos b cos c. Near gimbal lock (|sin b| ≈ 1) c is set to 0.
     """
-    sb = float(np.clip(m[0, 2], -1.0, 1.0))
+    sb = min(max(float(m[0, 2]), -1.0), 1.0)
     b = math.asin(sb)
     if abs(sb) < 0.9999999:
         a = math.atan2(-m[1, 2], m[2, 2])
@@ -125,19 +125,20 @@ def matrix_to_euler(m: np.ndarray) -> np.ndarray:
     else:
         a = math.atan2(m[2, 1], m[1, 1])
         c = 0.0
-    return np.degrees(np.array([a, b, c]))
+    # math.degrees multiplies by the same double 180/π as numpy.degrees (same bits, less overhead)
+    return np.array((math.degrees(a), math.degrees(b), math.degrees(c)))
 
 
 def axis_angle_matrix(axis: np.ndarray, angle: float) -> np.ndarray:
     """Rotation matrix about unit ``axis`` by ``angle`` radians (Rodrigues' formula)."""
-    x, y, z = axis
+    x, y, z = axis.tolist() if isinstance(axis, np.ndarray) else axis   # Python floats: same bits, faster
     c, s = math.cos(angle), math.sin(angle)
     t = 1 - c
-    return np.array([
-        [t * x * x + c, t * x * y - s * z, t * x * z + s * y],
-        [t * x * y + s * z, t * y * y + c, t * y * z - s * x],
-        [t * x * z - s * y, t * y * z + s * x, t * z * z + c],
-    ])
+    return np.array((
+        (t * x * x + c, t * x * y - s * z, t * x * z + s * y),
+        (t * x * y + s * z, t * y * y + c, t * y * z - s * x),
+        (t * x * z - s * y, t * y * z + s * x, t * z * z + c),
+    ))
 
 
 def align_hemisphere(q: np.ndarray, reference: np.ndarray) -> np.ndarray:

@@ -132,3 +132,27 @@ def test_an_arm_held_by_a_contact_swivels_out_and_keeps_its_hand():
     q = pose({"hip_left": (0.0, 0.0, -20.0)})
     resolve_self_collision(q, {"foot_left"}, {"foot_left"})
     assert q.euler["hip_left"] == (0.0, 0.0, -20.0)
+
+
+def test_the_stacked_clearance_test_never_skips_an_overlap():
+    """deepest() skips its per-sample loop when a stacked distance test finds every sample clear
+    of every obstacle: over random poses (arms swung across the body, legs crossed, many of them
+    overlapping), the answer with the skip equals the full loop's exactly."""
+    from posecode_ssg.motion.collide import _deepest
+
+    rng = np.random.default_rng(3)
+    hits = 0
+    for _ in range(150):
+        euler = {b: tuple(rng.uniform(-1, 1, 3) * np.array([130.0, 60.0, 130.0]))
+                 for b in ("shoulder_left", "shoulder_right", "elbow_left", "elbow_right", "hip_left",
+                           "hip_right", "knee_left", "knee_right", "spine", "neck")}
+        w = pose(euler).world()
+        for limb in LIMBS:
+            full = _deepest(w, limb, prefilter=False)
+            fast = _deepest(w, limb)
+            hits += full[0] > 0
+            assert full[0] == fast[0] and full[3] == fast[3], limb
+            assert (full[1] is None) == (fast[1] is None)
+            if full[1] is not None:
+                assert np.array_equal(full[1], fast[1]) and np.array_equal(full[2], fast[2])
+    assert 20 < hits < 550   # both outcomes are exercised
