@@ -24,7 +24,7 @@ SAMPLE = """([id, times, arm]) => {
     el.seek(t);
     const s = el.sample();
     return {t, segment: s.segment, palms: [s.landmarks.palm_left, s.landmarks.palm_right],
-            arm: arm.map((b) => s.bones[b])};
+            toes: [s.landmarks.toe_left, s.landmarks.toe_right], arm: arm.map((b) => s.bones[b])};
   });
 }"""
 
@@ -80,3 +80,18 @@ def test_held_hands_match_the_keyframe_solve_at_phase_ends(rt_page, runtime_site
         for side, name in enumerate(("palm_left", "palm_right")):
             worst = max(worst, (math.dist(w.landmarks[name], s["palms"][side]), f"phase {i + 1} {name}"))
     assert worst[0] < 0.005, f"{worst[0] * 1000:.2f} mm at {worst[1]}"
+
+
+def test_toes_stay_planted_while_the_body_pivots_about_them(rt_page, runtime_site):
+    # feet on their toes behind the held hands: the body pivots about the toes (their floor
+    # contact), so over the whole loop at 60 Hz each toe stays where it was and on the floor
+    # (pivoting about the ankles slid them 9.6 mm as the chest lowered)
+    doc = _push_up()
+    duration = sum(ph["d"] for ph in doc.motion["phases"])
+    samples = _sample(rt_page, runtime_site, doc.motion, [k / 60 for k in range(int(duration * 60))])
+    for side in (0, 1):
+        first = samples[0]["toes"][side]
+        drift = max(math.hypot(s["toes"][side][0] - first[0], s["toes"][side][2] - first[2]) for s in samples)
+        lift = max(abs(s["toes"][side][1]) for s in samples)
+        assert drift < 0.005, f"toe {side}: slides {drift * 1000:.1f} mm"
+        assert lift < 0.005, f"toe {side}: {lift * 1000:.1f} mm off the floor"

@@ -762,7 +762,6 @@ def _ground_lock(pose: _Pose, locks: tuple[str, ...], anchors: dict[str, np.ndar
     planted: list[str] = []
     held: list[tuple[str, float, float]] = []
     level = not uppers   # feet behind a hands/forearms support stand on their toes (plank)
-    tol = None if level else math.inf   # and are held at their sole centre
     # each held foot: the root moves by the shared part of the feet's (anchor − sole centre)
     # errors (_stance_shift), then a two-bone leg IK puts that foot's sole exactly on its anchor and on the floor (the per-foot
     # lock KR §6.3 marks as missing); levelled before and after, in two rounds
@@ -781,15 +780,17 @@ def _ground_lock(pose: _Pose, locks: tuple[str, ...], anchors: dict[str, np.ndar
             w = pose.world()
             errors = []
             for s, kh, _kv in held:
-                errors.append((_hold_error(w, s, anchors[f"foot_{s}"], tol), kh))
+                errors.append((_hold_error(w, s, anchors[f"foot_{s}"]), kh))
             pose.move(_stance_shift(errors))
-            for s, kh, kv in held:
+            # feet on their toes behind a hands/forearms lock: held by the stance shift and the
+            # pivot about their toes only (a straight leg's IK to a point 15 cm off its end is
+            # ill-posed: a sub-millimetre target bends the knee degrees and swings the toes)
+            for s, kh, kv in (held if level else ()):
                 w = pose.world()
-                err = _hold_error(w, s, anchors[f"foot_{s}"], tol) * kh
+                err = _hold_error(w, s, anchors[f"foot_{s}"]) * kh
                 err[1] = -kv * w.lowest(subtree(f"ankle_{s}"))
                 _two_bone(pose, f"hip_{s}", f"knee_{s}", f"ankle_{s}", w.pos[f"ankle_{s}"] + err)
-                if level:   # toes behind a hands/forearms lock: no heading on the floor
-                    _swivel(pose, s, anchors[f"foot_{s}"][1], kh)
+                _swivel(pose, s, anchors[f"foot_{s}"][1], kh)
     firm = {s for s, _kh, kv in held if kv >= 0.999} if feet else set()
     for s in (planted if level else ()):
         rep = _level_foot(pose, s, semantic_ankle[s])
@@ -799,7 +800,7 @@ def _ground_lock(pose: _Pose, locks: tuple[str, ...], anchors: dict[str, np.ndar
         kh = next((k for f, k, _kv in held if f == s), 0.0)
         if kh:
             w = pose.world()
-            err = _hold_error(w, s, anchors[f"foot_{s}"], tol) * kh
+            err = _hold_error(w, s, anchors[f"foot_{s}"]) * kh
             _two_bone(pose, f"hip_{s}", f"knee_{s}", f"ankle_{s}", w.pos[f"ankle_{s}"] + err)
             _swivel(pose, s, anchors[f"foot_{s}"][1], kh)
     if uppers:
@@ -824,7 +825,9 @@ def _ground_lock(pose: _Pose, locks: tuple[str, ...], anchors: dict[str, np.ndar
                 if abs(e0) < float(SOLVER["pivotTolerance"]):
                     break
                 w = pose.world()
-                pivot = np.mean([w.pos[f"ankle_{s}"] for s in feet], axis=0)
+                # about the feet's floor contacts (the toes of feet on their toes): the turn keeps
+                # them in place
+                pivot = np.mean([_hold_point(w, s)[0] for s in feet], axis=0)
                 pose.rotate_root_about(yaw_axis, 0.01, pivot)
                 d = (err() - e0) / 0.01
                 pose.rotate_root_about(yaw_axis, -0.01, pivot)
@@ -918,7 +921,7 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
         anchors: dict[str, np.ndarray] = {}
         for s in ("left", "right"):
             # a foot's anchor is its footprint (C, D): centre and half sole line (_footprint)
-            p, d = _footprint(prev_world, s, None if not any(c.startswith(("hand", "elbow")) for c in kf.ground_lock) else math.inf)
+            p, d = _footprint(prev_world, s)
             low = prev_world.lowest(subtree(f"ankle_{s}"))
             if low <= planted_h and f"foot_{s}" in prev_support:
                 if locked_feet == [s]:
@@ -1053,8 +1056,7 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
             for s in ("left", "right"):
                 key = f"foot_{s}"
                 if key in kf.ground_lock and key in res.planted and key in anchors:
-                    drift = float(norm3(_hold_error(wd, s, anchors[key], None if not any(
-                        c.startswith(("hand", "elbow")) for c in kf.ground_lock) else math.inf)))
+                    drift = float(norm3(_hold_error(wd, s, anchors[key])))
                     if drift > float(SOLVER["plantTolerance"]):
                         res.drift.append((key, drift))
         push = _face_push(pose, program.props)

@@ -46,3 +46,17 @@ def test_locked_palms_stay_where_they_were_planted_and_touch_the_floor():
             assert math.hypot(d[0], d[2]) <= limit, (ph.index, s, math.hypot(d[0], d[2]))
             assert abs(w.lowest(subtree(f"wrist_{s}"))) <= float(SOLVER["plantTolerance"]), (ph.index, s)
         prev = w
+
+
+def test_toes_behind_held_hands_are_the_pivot_and_stay_planted():
+    # a push-up stands on its toes: the body pivots about them (their floor contact), so each
+    # toe ends every phase where the previous phase left it and on the floor (pivoting about
+    # the ankles carried them ~1 cm toward the hands in "Lower the chest")
+    sol = solve_keyframes(compile_source(PUSH_UP))
+    prev = sol.base
+    for ph in sol.phases:
+        for s in ("left", "right"):
+            d = ph.world.landmarks[f"toe_{s}"] - prev.landmarks[f"toe_{s}"]
+            assert math.hypot(d[0], d[2]) <= float(SOLVER["plantTolerance"]), (ph.index, s, d)
+            assert abs(float(ph.world.landmarks[f"toe_{s}"][1])) <= float(SOLVER["plantTolerance"]), (ph.index, s)
+        prev = ph.world

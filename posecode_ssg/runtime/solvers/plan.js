@@ -187,7 +187,7 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
       const ankle = sk.index.get(`ankle_${s}`);
       if (!(sk.lowestByBone[ankle] <= planted) || !support.has(`foot_${s}`)) return;
       // feet on their toes behind a hands/forearms lock are held at their sole centre
-      footprint(L, plan.lockSole[k], plan.lockToe[k], plan.lockHeel[k], plan.lockLevel ? rig.solver.plantTolerance : Infinity, F);
+      footprint(L, plan.lockSole[k], plan.lockToe[k], plan.lockHeel[k], rig.solver.plantTolerance, F);
       const x = F[0] - startPos[0] - prevRoot[1], z = F[1] - startPos[2] - prevRoot[2];
       // choreography frame: rotate by −turn about +Y (travel frame only, for a pivot foot; its
       // heading still turns with the body)

@@ -116,8 +116,10 @@ export const groundLock = {
       }
       if (!any) continue;
       sk.translate(dx / wsum, 0, dz / wsum);
+      // feet on their toes behind a hands/forearms lock: held by the stance shift and the pivot
+      // about their toes only — a straight leg's IK to a point 15 cm off its end is ill-posed
       for (let k = 0; k < n; k++) {
-        const wk = p.lockWeight[k];
+        const wk = p.lockLevel ? p.lockWeight[k] : 0;
         if (!wk) continue;
         sk.measureLowest();
         const e = holdError(ctx, A, k), a = p.lockAnkles[k] * 3;
@@ -173,7 +175,7 @@ function turnBack(ctx, A, k, wk) {
  */
 function holdError(ctx, A, k, lm) {
   const p = ctx.plan, L = ctx.skeleton.landmarkP, a = k * 4, so = lm ? lm[0] : p.lockSole[k], to = lm ? lm[1] : p.lockToe[k];
-  const s = so * 3, t = to * 3, m = holdMu(L, so, to, lm ? lm[2] : p.lockHeel[k], lm || p.lockLevel ? ctx.rig.solver.plantTolerance : Infinity);
+  const s = so * 3, t = to * 3, m = holdMu(L, so, to, lm ? lm[2] : p.lockHeel[k], ctx.rig.solver.plantTolerance);
   _e[0] = A[a] + m * A[a + 2] - L[s] - m * (L[t] - L[s]);
   _e[1] = A[a + 1] + m * A[a + 3] - L[s + 2] - m * (L[t + 2] - L[s + 2]);
   return _e;
@@ -210,7 +212,12 @@ function pivotOnFeet(ctx) {
       const e0 = upperGap(ctx);
       if (Math.abs(e0) < solver.pivotTolerance) break;
       _pv.fill(0);
-      for (let k = 0; k < p.lockAnkles.length; k++) for (let a = 0; a < 3; a++) _pv[a] += sk.worldP[p.lockAnkles[k] * 3 + a] / p.lockAnkles.length;
+      // about the feet's floor contacts (the toes of feet on their toes), which the turn keeps in place
+      for (let k = 0; k < p.lockAnkles.length; k++) {
+        const L = sk.landmarkP, so = p.lockSole[k] * 3, to = p.lockToe[k] * 3;
+        const m = holdMu(L, p.lockSole[k], p.lockToe[k], p.lockHeel[k], solver.plantTolerance);
+        for (let a = 0; a < 3; a++) _pv[a] += (L[so + a] + m * (L[to + a] - L[so + a])) / p.lockAnkles.length;
+      }
       rotateRootAbout(ctx, _ax, 0.01, _pv);
       const d = (upperGap(ctx) - e0) / 0.01;
       rotateRootAbout(ctx, _ax, -0.01, _pv);
