@@ -28,6 +28,7 @@ _UNIT_BOX = np.array([[sx, sy, sz] for sx in (-0.5, 0.5) for sy in (-0.5, 0.5) f
 _EYE = np.eye(3)
 _EYE.setflags(write=False)
 _PARENTS = tuple((b, PARENT[b]) for b in BONES)
+_ANKLE_BONES = ("ankle_left", "ankle_right")
 
 
 class _Prepared:
@@ -44,6 +45,10 @@ class _Prepared:
         self.volumes = [(bone, np.asarray(off), r * np.asarray(scale)) for _n, bone, r, scale, off in av.volumes]
         self.sole_box = np.asarray(av.sole_center) + _UNIT_BOX * np.asarray(av.sole_size)
         self.off = {b: off for b, _p, off in self.offsets}
+        # per owner bone, in the avatar's order: its capsules and volumes
+        self.segments_of = {b: tuple((a, c, m, r0, r1) for a, c, m, o, r0, r1 in self.segments if o == b)
+                            for b in BONES}
+        self.volumes_of = {b: tuple((off, rs) for v, off, rs in self.volumes if v == b) for b in BONES}
         # the bones whose joint position or rotation a bone's lowest mesh point reads
         deps: dict[str, set[str]] = {b: set() for b in BONES}
         for a, _b, _m, owner, _r0, _r1 in self.segments:
@@ -152,28 +157,22 @@ class World:
             self._measure_all(prep)
             return
         pos, rot, marks = self.pos, self.rot, self.landmarks
-        wanted = frozenset(bones)
-        low: dict[str, float] = dict.fromkeys(wanted, math.inf)
-        for a, b, is_mark, owner, r0, r1 in prep.segments:
-            if owner not in wanted:
-                continue
-            ya = float(pos[a][1]) - r0
-            yb = float((marks if is_mark else pos)[b][1]) - r1
-            low[owner] = min(low[owner], ya, yb)
-        for bone, off, rscale in prep.volumes:
-            if bone not in wanted:
-                continue
-            R = rot[bone]
-            c = pos[bone] + R @ off
-            m = R[1] * rscale
-            low[bone] = min(low[bone], float(c[1]) - math.sqrt(float(m.dot(m))))  # = np.linalg.norm(m)
-        box = prep.sole_box
-        for bone in ("ankle_left", "ankle_right"):
-            if bone not in wanted:
-                continue
-            corners = box @ rot[bone].T + pos[bone]
-            low[bone] = min(low[bone], float(corners[:, 1].min()))
-        self.low_cache.update(low)
+        cache = self.low_cache
+        for owner in bones:
+            low = math.inf
+            for a, b, is_mark, r0, r1 in prep.segments_of[owner]:
+                ya = float(pos[a][1]) - r0
+                yb = float((marks if is_mark else pos)[b][1]) - r1
+                low = min(low, ya, yb)
+            for off, rscale in prep.volumes_of[owner]:
+                R = rot[owner]
+                c = pos[owner] + R @ off
+                m = R[1] * rscale
+                low = min(low, float(c[1]) - math.sqrt(float(m.dot(m))))  # = np.linalg.norm(m)
+            if owner in _ANKLE_BONES:
+                corners = prep.sole_box @ rot[owner].T + pos[owner]
+                low = min(low, float(corners[:, 1].min()))
+            cache[owner] = low
 
     def _measure_all(self, prep: _Prepared) -> None:
         """Every bone's lowest point at once on stacked arrays: the same products as the
