@@ -685,7 +685,11 @@ def _limb_lift(pose: _Pose, props: list[str], fixed: set[str]) -> None:
                     ho, vo = h0 + t * hd, v0 + t * vd
                     if min(ho, vo) > need:
                         vel = cross3(axis, t * seg)   # the point's velocity per radian of knee
-                        need, rate = min(ho, vo), float(vel @ n) if ho < vo else float(vel[1])
+                        # where the two shortfalls cross (equal within 1e-9), the faster way out,
+                        # so rounding never picks the branch (props.js alike)
+                        need = min(ho, vo)
+                        rate = max(float(vel @ n), float(vel[1])) if abs(ho - vo) <= 1e-9 else \
+                            float(vel @ n) if ho < vo else float(vel[1])
             if need <= 1e-4:
                 break
             step = min(math.degrees(need / max(rate, 0.25 * length)), float(SOLVER["propLiftStepDeg"]))
@@ -897,15 +901,18 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
     planted_h = float(SOLVER["plantedHeight"])
     # no wrap segment (the last phase ends on the base pose, KR §5.1): the loop enters the first
     # phase from the last one's solved end, so a second pass solves every phase from there and
-    # contacts planted at the end are handed over at the loop seam (runtime/pose.js `_buildPlans`),
-    # unless the loop ends more than plantedHeight from where it started (world-fixed pins that
-    # travel): then the seam jumps home
+    # contacts planted at the end are handed over at the loop seam (runtime/pose.js `_buildPlans`).
+    # The second pass is kept when the loop closes: it ends within plantedHeight of where it
+    # started, or it ends where the first pass ended (a prop pin or a support fixes the body, as
+    # a seat or a box does, so solving from the loop's own end reproduces it). Otherwise the loop
+    # does not close (world-fixed floor pins that travel): the first pass stands and the seam
+    # jumps home
     passes = 2 if program.wrap == 0 and program.keyframes else 1
     last_root = base_root
+    first_end = None   # root at the end of the first pass
     for n_solved, (i, kf) in enumerate([*enumerate(program.keyframes)] * passes):
-        if n_solved == len(program.keyframes) and \
-                math.hypot(last_root[0] - base_root[0], last_root[2] - base_root[2]) > planted_h:
-            break
+        if n_solved == len(program.keyframes):
+            first_end = last_root.copy()
         root_rot = rot_y(kf.turn) @ base_rot
         root_pos = base_root + np.array([kf.travel[0], 0.0, kf.travel[1]])
         pose = _Pose(av, kf.euler, root_pos, root_rot)
@@ -1134,7 +1141,11 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
         else:
             prev_support = {"foot_left", "foot_right"}
 
-    return Solution(av, base_world, phases[len(phases) - len(program.keyframes):]), largest
+    n_kf = len(program.keyframes)
+    if first_end is not None and math.hypot(first_end[0] - base_root[0], first_end[2] - base_root[2]) > planted_h \
+            and float(norm3(last_root - first_end)) > planted_h:
+        return Solution(av, base_world, phases[:n_kf]), largest   # the loop does not close
+    return Solution(av, base_world, phases[len(phases) - n_kf:]), largest
 
 
 # ---------------------------------------------------------------------------------------------

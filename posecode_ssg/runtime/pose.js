@@ -99,15 +99,19 @@ export class FigureModel {
     const end = state(), start = state();
     // no wrap segment (the last phase ends on the base pose, KR §5.1): a second pass plans the
     // first phase from the last phase's solved end, so contacts planted there are handed over at
-    // the loop seam — unless the loop ends more than `solver.plantedHeight` away from where it
-    // started (world-fixed pins that travel): then the seam jumps home (solve.py `_solve` alike)
-    const passes = S === phases.length && S > 0 ? 2 : 1;
-    let handed = false;
+    // the loop seam. It is kept when the loop closes — it ends within `solver.plantedHeight` of
+    // where it started, or where the first pass ended (a seat or box pin fixes the body) — else
+    // (world-fixed pins that travel) the first pass stands and the seam jumps home (solve.py `_solve`)
+    const passes = S === phases.length && S > 0 ? 2 : 1, h = this.rig.solver.plantedHeight;
+    let handed = false, first = null;
     for (let pass = 0; pass < passes; pass++) for (let s = 0; s < S; s++) {
       // pose at the start of segment s, solved with the contacts of the segment before (its end, u = 1)
       const from = s > 0 ? s - 1 : pass ? S - 1 : -1;
       this._solve(tl.times[s], from);
-      if (pass && !s && Math.hypot(sk.rootPos[0] - this.startPos[0], sk.rootPos[2] - this.startPos[2]) > this.rig.solver.plantedHeight) break;
+      if (pass && !s) {
+        first = { plans: this.segPlan.slice(), root: Float64Array.from(sk.rootPos),
+          far: Math.hypot(sk.rootPos[0] - this.startPos[0], sk.rootPos[2] - this.startPos[2]) > h };
+      }
       handed = pass > 0;
       prevRoot.set(this.rootChannels);
       keep(end);
@@ -123,6 +127,11 @@ export class FigureModel {
     }
     if (handed) {   // the seam's entry blend from the last phase's end as finally planned
       this._solve(tl.times[0], S - 1);
+      const r = first.root;
+      if (first.far && Math.hypot(sk.rootPos[0] - r[0], sk.rootPos[1] - r[1], sk.rootPos[2] - r[2]) > h) {
+        this.segPlan = first.plans;   // the loop does not close
+        return;
+      }
       keep(end);
       this._solve(tl.times[0], 0, true);
       setEntryBlend(this.segPlan[0], end, keep(start));

@@ -188,8 +188,11 @@ function limbLift(ctx, st, s) {
         if (short > need) {
           const rx = t * ext * dx, ry = t * ext * dy, rz = t * ext * dz;
           const vx = uy * rz - uz * ry, vy = uz * rx - ux * rz, vz = ux * ry - uy * rx;
+          // at the crossing of the two shortfalls (equal within 1e-9) the faster way out, so
+          // rounding never picks the branch (solve.py alike)
+          const hv = vx * n[0] + vy * n[1] + vz * n[2];
           need = short;
-          rate = ho < vo ? vx * n[0] + vy * n[1] + vz * n[2] : vy;
+          rate = Math.abs(ho - vo) <= 1e-9 ? Math.max(hv, vy) : ho < vo ? hv : vy;
         }
       }
     }
@@ -244,12 +247,15 @@ export const props = {
 
 /**
  * The limb faces (the box), after the reaches: each free leg (not {@link fixedLegs}; a foot
- * reaching for the floor included) is lifted clear (`limbLift`). Adds to `ctx.limbsMoved`.
+ * reaching for the floor included) is lifted clear (`limbLift`). Not in a segment's first-instant
+ * solve (pose.js `startSolve`): the entry blend is recorded before this pass, which runs after it
+ * (recording it after counted the lift twice: step-up's knee went from 65° to 27° at "Off the
+ * box", then kicked forward and back). Adds to `ctx.limbsMoved`.
  */
 export const propLimbs = {
   name: "prop-limbs",
   run(ctx) {
-    if (ctx.segment < 0 || !ctx.props || !ctx.props.length) return;
+    if (ctx.segment < 0 || ctx.startSolve || !ctx.props || !ctx.props.length) return;
     const st = setup(ctx);
     if (!st.limb.length) return;
     const fixed = fixedLegs(st, ctx);
