@@ -303,3 +303,40 @@ def test_mo_deadlift_heel_lift_over_the_whole_loop(rt_page, runtime_site):
                 assert abs(s["lm"][f"toe_{side}"][1]) <= 0.005
                 lifted.add(side)
     assert lifted == {"left", "right"}
+
+
+SEATED = """posecode exercise "Seated seam"
+  rig humanoid
+  prop chair
+  pose start = standing:
+    hips: flex 90
+    knees: flex 90
+
+  step "Sit" 1s settle:
+    pin: pelvis seat
+
+  step "Extend" 1s settle:
+    knee_right: flex 0
+    pin: pelvis seat
+
+  step "Lower" 1s settle:
+    knee_right: flex 90
+    pin: pelvis seat
+
+  repeat 2
+"""
+
+
+def test_a_prop_pin_holds_through_the_loop_seam_at_60_hz(rt_page, runtime_site, tmp_path):
+    """A loop that ends where it began, pinned to a prop in its last and first phases, is handed
+    over at the seam (pose.js ``_buildPlans``): the pelvis sits on the seat at every sample, t = 0
+    included — not at the standing start position 0.12 m away until the pin takes hold. Expected:
+    the seat anchor of kinematics-reference §10.1, (0, 0.53, −0.12) m."""
+    path = tmp_path / "seated.posecode"
+    path.write_text(SEATED, encoding="utf-8")
+    doc = compiled_file(path)
+    samples = sample_loop(rt_page, runtime_site, {"seated-seam": doc})["seated-seam"]
+    seat = (0.0, 0.53, -0.12)
+    worst = max((math.dist(s["pelvis"], seat), s["t"]) for s in samples)
+    assert worst[0] * 1000 <= LIMIT_MM, f"pelvis {worst[0] * 1000:.1f} mm from the seat at t={worst[1]:.3f}"
+    assert samples[0]["t"] == 0.0

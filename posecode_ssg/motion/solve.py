@@ -104,6 +104,7 @@ class PhaseSolution:
     lifted_locks: list[tuple[str, float]] = field(default_factory=list)   # (contact, height m)
     feet: list[FootReport] = field(default_factory=list)
     drift: list[tuple[str, float]] = field(default_factory=list)          # (foot, metres)
+    rolled: list[tuple[str, float, float]] = field(default_factory=list)  # (side, roll °, lift m)
     planted: dict[str, np.ndarray] = field(default_factory=dict)          # contact -> world point
 
 
@@ -465,17 +466,54 @@ def _hold_weight(low: float, lo: float = 0.2, hi: float = 0.4) -> float:
     return x * x * (3.0 - 2.0 * x)
 
 
-def _clear_free_limbs(pose: _Pose, kf) -> None:
+def _leg_drop(av: Avatar, w: World, side: str, target: np.ndarray) -> float:
+    """How far (m) the hip of ``side`` must come down to be within a straight leg (thigh + shin
+    offsets) of ``target`` (0 or less when it already is; KR §8 gait exception)."""
+    leg = float(np.linalg.norm(av.offsets[f"knee_{side}"]) + np.linalg.norm(av.offsets[f"ankle_{side}"]))
+    hip = w.pos[f"hip_{side}"]
+    dxz2 = (hip[0] - target[0]) ** 2 + (hip[2] - target[2]) ** 2
+    return float(hip[1] - target[1] - math.sqrt(leg * leg - dxz2)) if dxz2 < leg * leg else 0.0
+
+
+def _stance_hold(pose: _Pose, side: str, footprint: tuple[np.ndarray, np.ndarray], authored_x: float) -> None:
+    """A stance foot of a travelling gait holds its footprint (issue 5: no slide late in a step):
+    twice — level the foot (``_level_foot``), take its held point's error, lower the root until
+    the hip is within a straight leg of the ankle target (the ankle moved by that error, at the
+    height that keeps the foot on the floor), two-bone leg IK onto it — then level once more and
+    move the root horizontally by what is left, which the leg's boxes (20° of hip extension, 15°
+    of ankle dorsiflexion at the end of a long step) cannot take: the body stays back over the
+    foot instead of dragging it. Same steps in runtime/solvers/root.js ``pin``."""
+    ankle = f"ankle_{side}"
+    for _ in range(2):
+        _level_foot(pose, side, authored_x)
+        w = pose.world()
+        t = w.pos[ankle] + _hold_error(w, side, footprint)
+        t[1] = w.pos[ankle][1] - w.lowest(subtree(ankle))
+        pose.move((0.0, -max(0.0, _leg_drop(pose.av, w, side, t)), 0.0))
+        _two_bone(pose, f"hip_{side}", f"knee_{side}", ankle, t)
+    _level_foot(pose, side, authored_x)
+    e = _hold_error(pose.world(), side, footprint)
+    pose.move((float(e[0]), 0.0, float(e[2])))
+
+
+def _clear_free_limbs(pose: _Pose, kf, reached: bool = False) -> None:
     """Swing clearance: while the body rests on a ground-locked or floor-pinned contact, a foot
     with no contact of its own this phase (no lock, pin or reach of the foot or knee) whose toe
     the pose pushes through the floor is turned up at the ankle — the rotation about the ankle's
     hinge axis that raises the toe by the depth, solved as A cos θ + B sin θ = C, the root nearest
     zero, clamped to the ankle's box — not lifted by the floor clamp raising the body off its
-    support. A foot standing on its heel (toes up) is a support: the body rises over it. Same
-    rule in runtime/solvers/root.js ``clearFreeLimbs``."""
+    support. A foot standing on its heel (toes up) is a support: the body rises over it. With
+    ``reached``, the same for each foot that reaches for the floor (neither locked nor pinned),
+    after the reaches: a brushing foot (tendu, a tap coming down) is kept out of the floor by its
+    own ankle instead of lifting the standing foot. Same rule in runtime/solvers/root.js
+    ``clearFreeLimbs`` (plan.js ``swing``, ``reachSwing``)."""
     busy = {c.effector for c in list(kf.pins) + list(kf.reaches) + list(kf.grips)} | set(kf.ground_lock)
+    floor_reach = {c.effector for c in kf.reaches if c.target == FLOOR}
+    fixed = {c.effector for c in kf.pins} | set(kf.ground_lock)
     for s in ("left", "right"):
-        if busy & {f"foot_{s}", f"knee_{s}"}:
+        if reached != (f"foot_{s}" in floor_reach and f"foot_{s}" not in fixed):
+            continue
+        if not reached and busy & {f"foot_{s}", f"knee_{s}"}:
             continue
         ankle = f"ankle_{s}"
         for _ in range(int(SOLVER["clearanceIterations"])):
@@ -550,6 +588,14 @@ def _stance_shift(errors: list[tuple[np.ndarray, float]]) -> np.ndarray:
 
 def _sole_metrics(w: World, side: str) -> tuple[float, float]:
     return float(w.landmarks[f"heel_{side}"][1]), float(w.landmarks[f"toe_{side}"][1])
+
+
+def _sole_roll(w: World, side: str) -> float:
+    """Sideways tilt (degrees) of a foot's sole: the angle of its lateral axis (the ankle's local
+    X, the hinge the rig's ankle turns about) from the horizontal. The ankle only flexes and
+    extends (rig.json ``rom``: y and z locked), so a leg leaning sideways over a planted foot
+    rolls the sole onto its edge by about the lean; levelling (pitch) cannot undo it."""
+    return math.degrees(math.asin(max(-1.0, min(1.0, float((w.rot[f"ankle_{side}"] @ np.array([1.0, 0.0, 0.0]))[1])))))
 
 
 def _level_foot(pose: _Pose, side: str, authored_x: float) -> tuple[float, float] | None:
@@ -992,15 +1038,10 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
         if stance:
             # a tilted stance leg reaches less far down: lower the root until the hip is within a
             # straight leg of the plant, then the two-bone leg IK puts the foot on it
+            if not kf.ground_lock:   # from the grounded pose, as the runtime's grounding pass leaves it
+                pose.move((0.0, -pose.world().lowest(), 0.0))
             w = pose.world()
-            drop = 0.0
-            for c, a in pin_targets:
-                s = _side(c.effector)
-                leg = float(np.linalg.norm(av.offsets[f"knee_{s}"]) + np.linalg.norm(av.offsets[f"ankle_{s}"]))
-                hip = w.pos[f"hip_{s}"]
-                dxz2 = (hip[0] - a[0]) ** 2 + (hip[2] - a[2]) ** 2
-                if dxz2 < leg * leg:
-                    drop = max(drop, (hip[1] - a[1]) - math.sqrt(leg * leg - dxz2))
+            drop = max(_leg_drop(av, w, _side(c.effector), a) for c, a in pin_targets)
             pose.move((0.0, -max(drop, 0.0), 0.0))
             for c, a in pin_targets:
                 s = _side(c.effector)
@@ -1030,10 +1071,8 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
                     # (heel rising): expected, not reported (KR §13 skips toe-down push-offs)
                     if rep is not None and not stance:
                         res.feet.append(FootReport(s, rep[0], rep[1], 0.0, 0.0))
-                    if stance:   # the stance leg brings the levelled foot's held point back
-                        w = pose.world()
-                        err = _hold_error(w, s, prints[(c.effector, c.target)])
-                        _two_bone(pose, f"hip_{s}", f"knee_{s}", f"ankle_{s}", w.pos[f"ankle_{s}"] + err)
+                    if stance:
+                        _stance_hold(pose, s, prints[(c.effector, c.target)], sem_ankle[s])
                     pose.move((0.0, -(pose.world().lowest(subtree(f"ankle_{s}"))), 0.0))
         prev_pins = {(c.effector, c.target): a for c, a in pin_targets if c.target == FLOOR}
         prev_prints = prints
@@ -1093,6 +1132,9 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
                     _ccd(pose, chain, end, tgt, widen)
             reach_targets.append((c, tgt))
 
+        if kf.reaches and (kf.ground_lock or any(c.target == FLOOR for c, _ in pin_targets)):
+            _clear_free_limbs(pose, kf, reached=True)
+
         # self-collision (KR §10.2, collide.py): free limbs kept out of the torso and the other leg
         held = {c.effector for c in list(kf.pins) + list(kf.grips) + list(kf.reaches)}
         resolve_self_collision(pose, set(kf.ground_lock) | held, held)
@@ -1130,6 +1172,13 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
                 w.pos[EFFECTOR_BONE[c.effector]] - a))))
         for rep in res.feet:
             rep.heel, rep.toe = _sole_metrics(w, rep.side)
+        standing = {_side(c.effector) for c, _a in pin_targets if c.effector.startswith("foot") and c.target == FLOOR}
+        standing |= {s for s in ("left", "right") if f"foot_{s}" in kf.ground_lock and f"foot_{s}" in anchors}
+        for s in sorted(standing):
+            roll = _sole_roll(w, s)
+            lift = max(_sole_metrics(w, s))
+            if abs(roll) > 2.0 and lift > float(SOLVER["plantTolerance"]):
+                res.rolled.append((s, roll, lift))
         res.world = w
         res.euler = dict(pose.euler)
         last_root = pose.root_pos.copy()
@@ -1241,6 +1290,15 @@ def kinematic_diagnostics(program) -> list[Diagnostic]:
                              "with ankles: plantarflex",
                              phase=kf.name, foot=f"foot_{rep.side}", needed=round(rep.needed, 1),
                              limit=rep.limit, heel=round(rep.heel, 3), toe=round(rep.toe, 3)))
+        for side, roll, lift in ph.rolled:
+            out.append(_warn("kinematic-foot-flat", kf.line,
+                             f"foot_{side} cannot stay flat in phase {kf.name!r}: the leg leans over "
+                             f"the planted foot sideways and the rig's ankle only flexes and extends "
+                             f"(no inversion or eversion), so the sole rolls {abs(roll):.0f}° onto its "
+                             f"edge; its heel–toe line lifts {lift * 100:.1f} cm",
+                             "keep the body over the standing foot (less sideways travel while it "
+                             "is planted) or move the weight with the travel onto the other foot",
+                             phase=kf.name, foot=f"foot_{side}", roll=round(roll, 1), lift=round(lift, 3)))
         for limb, (depth, obstacle) in self_collision_depth(ph.world).items():
             if depth > float(SOLVER["selfCollisionReport"]):
                 out.append(_warn("kinematic-self-collision", kf.line,

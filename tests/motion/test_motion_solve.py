@@ -324,3 +324,39 @@ def test_planted_feet_keep_their_footprint_on_tiptoe_and_turned_out():
                 assert np.hypot(d[0], d[2]) < 0.002, (i, s, point, np.hypot(d[0], d[2]))
             assert abs(w[f"toe_{s}"][1]) < 0.002
             assert bool(w[f"heel_{s}"][1] > 0.05) is (i < 2)
+
+
+def test_a_floor_pin_is_handed_over_the_loop_seam_when_a_box_pin_closes_the_loop():
+    """The loop ends on its start pose (no wrap), the left foot floor-pinned in the last and the
+    first phase and the right foot pinned to the box in between: the box anchor fixes where the
+    body comes down, so solving again from the loop's own end reproduces it and the left foot's
+    pin is handed over the seam (runtime/pose.js ``_buildPlans`` alike). Expected from the pin's
+    meaning (spec §5, KR §8: a floor pin holds its effector where it was when the phase began):
+    at the end of the first phase the left ankle is where the last phase left it, not where the
+    figure first stood (the box at x = 0 pulls the right foot, and the body, 0.1 m to the left)."""
+    p = compile_source("""
+        posecode exercise "Step up and down"
+          rig humanoid
+          prop box
+          pose start = standing
+          step "Foot on the box" 1s settle:
+            hip_right: flex 68
+            knee_right: flex 85
+            pin: foot_left floor
+          step "Stand on the box" 1.2s settle:
+            hip_right: flex 5
+            knee_right: flex 5
+            pin: foot_right box
+          step "Step down" 1s settle:
+            hip_right: flex 0
+            knee_right: flex 0
+            pin: foot_left floor
+            reach: foot_right floor
+    """)
+    assert p.wrap == 0
+    sol = solve_keyframes(p)
+    first, last = sol.phases[0].world, sol.phases[-1].world
+    start = sol.base.pos["ankle_left"]
+    assert np.linalg.norm((first.pos["ankle_left"] - last.pos["ankle_left"])[[0, 2]]) < 0.005
+    # the standing foot really moved during the loop (the hand-over matters)
+    assert np.linalg.norm((last.pos["ankle_left"] - start)[[0, 2]]) > 0.05

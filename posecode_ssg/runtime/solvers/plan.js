@@ -129,7 +129,7 @@ const _f = new Float64Array(4);
 /** An empty plan (no root-moving contact). */
 export function emptyPlan() {
   return { lockFeet: new Int8Array(0), lockAnchor: new Float64Array(0), lockHeld: new Uint8Array(0),
-    lockAnkles: new Int16Array(0), lockPivot: false, uppers: [], pins: [], stance: false, swing: [], grips: [], blend: new Float64Array(3), blends: false };
+    lockAnkles: new Int16Array(0), lockPivot: false, uppers: [], pins: [], stance: false, swing: [], reachSwing: [], grips: [], blend: new Float64Array(3), blends: false };
 }
 
 /**
@@ -229,10 +229,15 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
   // swing clearance (root.js `clearFreeLimbs`): while resting on a locked or floor-pinned contact,
   // a free foot whose toe the pose pushes through the floor is turned up at the ankle
   const busy = new Set([...(phase.pin || []), ...(phase.reach || []), ...(phase.grip || [])].map(([e]) => e).concat(phase.gl || []));
+  // and a foot reaching for the floor is kept out of it by its own ankle after the reach's blend
+  // (reach.js), so a reach fading in never pushes the body up off the standing foot
+  plan.reachSwing = [];
   if ((phase.gl || []).length || plan.pins.some((q) => q.floor)) {
+    const floorReach = new Set((phase.reach || []).filter(([, a]) => a === "floor").map(([e]) => e));
     for (const s of SIDES) {
-      if (busy.has(`foot_${s}`) || busy.has(`knee_${s}`)) continue;
-      plan.swing.push({ side: s === "left" ? 0 : 1, ankle: sk.index.get(`ankle_${s}`), knee: sk.index.get(`knee_${s}`),
+      const reached = floorReach.has(`foot_${s}`) && !gl.includes(`foot_${s}`) && !(phase.pin || []).some(([e]) => e === `foot_${s}`);
+      if (!reached && (busy.has(`foot_${s}`) || busy.has(`knee_${s}`))) continue;
+      (reached ? plan.reachSwing : plan.swing).push({ side: s === "left" ? 0 : 1, ankle: sk.index.get(`ankle_${s}`), knee: sk.index.get(`knee_${s}`),
         heel: sk.landmarkIndex.get(`heel_${s}`), toe: sk.landmarkIndex.get(`toe_${s}`),
         box: Float64Array.from(rig.rom[`ankle_${s}`].x) });
     }

@@ -31,6 +31,7 @@
 
 import { aim, ccd, eulerOf, makeChain } from "./ccd.js";
 import { contactHeight, contactHeightRule } from "./plan.js";
+import { clearFreeLimbs } from "./root.js";
 
 const CHAINS = { hand: ["shoulder", "elbow", "wrist"], fist: ["shoulder", "elbow", "wrist"], elbow: ["shoulder", "elbow"],
   foot: ["hip", "knee", "ankle"], knee: ["hip", "knee"] };
@@ -159,5 +160,8 @@ export const reach = {
       }
       ctx.limbsMoved = true;
     }
+    // a foot reaching for the floor while the body stands on another: what the blend leaves
+    // through the floor is turned up at its ankle (root.js swing clearance), not lifted with the body
+    if (ctx.plan.reachSwing.length) clearFreeLimbs(ctx, ctx.plan.reachSwing);
   },
 };

@@ -272,10 +272,21 @@ export const pin = {
       const q = pins[i];
       if (!q.floor || !q.effector.startsWith("foot_")) continue;
       const side = q.effector === "foot_left" ? 0 : 1;
-      levelFoot(ctx, side, ctx.plan.stance ? ankleX(ctx, side) : q.auth);
-      if (ctx.plan.stance) {   // a stance leg brings the levelled foot's held point onto its footprint
-        const e = holdError(ctx, q.print, 0, q.lm), a = q.bone * 3, T = ctx.plan.stanceTarget, P = sk.worldP;
-        T[0] = P[a] + e[0]; T[1] = P[a + 1]; T[2] = P[a + 2] + e[1];
+      // a stance leg brings the levelled foot's held point onto its footprint, the ankle at the
+      // height that keeps the foot on the floor; the root is lowered first when the hip is more
+      // than a straight leg from there (late in a step the heel is up and the ankle further ahead)
+      const auth = ctx.plan.stance ? ankleX(ctx, side) : q.auth;
+      for (let round = 0; round < (ctx.plan.stance ? 3 : 1); round++) {
+        levelFoot(ctx, side, auth);
+        if (!ctx.plan.stance) break;
+        const e = holdError(ctx, q.print, 0, q.lm);
+        // what the leg's boxes leave (hip extension, ankle dorsiflexion at the end of a long
+        // step) the root makes up: the body stays back over the foot instead of dragging it
+        if (round === 2) { sk.translate(e[0], 0, e[1]); break; }
+        sk.measureLowest();
+        const a = q.bone * 3, T = ctx.plan.stanceTarget, P = sk.worldP;
+        T[0] = P[a] + e[0]; T[1] = contactHeight(sk, q.rule); T[2] = P[a + 2] + e[1];
+        sk.translate(0, -Math.max(0, legDrop(P, q, T)), 0);
         twoBone(ctx, q.chain, T);
       }
       sk.measureLowest();
@@ -283,6 +294,12 @@ export const pin = {
     }
   },
 };
+
+/** How far (m) stance pin q's hip must come down to be within a straight leg of `T` (0 when it is). */
+function legDrop(P, q, T) {
+  const h = q.chain.bones[0] * 3, dxz2 = (P[h] - T[0]) ** 2 + (P[h + 2] - T[2]) ** 2;
+  return dxz2 < q.leg * q.leg ? P[h + 1] - T[1] - Math.sqrt(q.leg * q.leg - dxz2) : 0;
+}
 
 /**
  * Stance legs of a travelling gait (solve.py "gait exception", KR §8): the root keeps its
@@ -294,11 +311,9 @@ function stance(ctx, pins) {
   const sk = ctx.skeleton, P = sk.worldP, T = ctx.plan.stanceTarget;
   let drop = 0;
   for (let i = 0; i < pins.length; i++) {
-    const q = pins[i], h = q.chain.bones[0] * 3;
-    const ty = contactHeight(sk, q.rule);
-    q.target[1] = ty;
-    const dxz2 = (P[h] - q.target[0]) ** 2 + (P[h + 2] - q.target[2]) ** 2;
-    if (dxz2 < q.leg * q.leg) drop = Math.max(drop, P[h + 1] - ty - Math.sqrt(q.leg * q.leg - dxz2));
+    const q = pins[i];
+    q.target[1] = contactHeight(sk, q.rule);
+    drop = Math.max(drop, legDrop(P, q, q.target));
   }
   sk.translate(0, -drop, 0);
   for (let i = 0; i < pins.length; i++) twoBone(ctx, pins[i].chain, pins[i].target);
@@ -314,8 +329,8 @@ function stance(ctx, pins) {
  * ankle's box; at most `solver.clearanceIterations` times. A foot standing on its heel (toes up)
  * is a support: the floor clamp raises the body over it.
  */
-function clearFreeLimbs(ctx) {
-  const sk = ctx.skeleton, P = sk.worldP, L = sk.landmarkP, W = sk.worldQ, q = ctx.localQ, sw = ctx.plan.swing, lb = sk.lowestByBone;
+export function clearFreeLimbs(ctx, sw = ctx.plan.swing) {
+  const sk = ctx.skeleton, P = sk.worldP, L = sk.landmarkP, W = sk.worldQ, q = ctx.localQ, lb = sk.lowestByBone;
   for (let i = 0; i < sw.length; i++) {
     const f = sw[i], a = f.ankle * 3, o = f.ankle * 4, k4 = f.knee * 4, h = f.heel * 3, t = f.toe * 3;
     for (let it = 0; it < ctx.rig.solver.clearanceIterations; it++) {
