@@ -39,6 +39,7 @@ import shutil
 import sys
 import threading
 import time
+import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -60,6 +61,12 @@ RUNTIME_DIST = PACKAGE / "runtime" / "dist"
 RUNTIME_BUNDLE = RUNTIME_DIST / "posecode-runtime.js"
 MANIFEST_VERSION = 3
 POOL_THRESHOLD = 24  # uncached figures before worker processes pay off
+#: Pages to parse (not counting section index pages) before the build forks page workers
+#: (:class:`_PageWorkers`: each parses, finishes, renders and writes a share of the pages).
+#: Below it a build stays in one process: forking costs ~10-40 ms. The environment variable
+#: ``POSECODE_PAGE_WORKERS_MIN`` overrides it (``0`` or ``1``: always fork, e.g. to test the
+#: parallel path on a small site; a huge number: never fork).
+PAGE_POOL_THRESHOLD = 64
 PROGRESS_THRESHOLD = 200  # pages before a progress bar is shown
 NO_SITEMAP_NOTE = ("no sitemap.xml: base_url has no scheme and host (set base_url = "
                    "\"https://host/path/\" in posecode.toml)")
@@ -105,7 +112,8 @@ class BuildResult:
     document lines; ``seconds``: wall time; ``written``: whether the output
     folder was replaced (false on errors, strict warnings, or when nothing
     changed); ``unchanged``: the no-change fast path was taken; ``notes``:
-    informational lines (missing runtime bundle, no sitemap...).
+    informational lines (missing runtime bundle, no sitemap...); ``page_workers``: processes
+    forked to parse, render and write pages (0: all in this process).
     """
 
     pages: list[PageSummary] = field(default_factory=list)
@@ -120,6 +128,7 @@ class BuildResult:
     compiled: int = 0
     strict: bool = False
     timings: dict[str, float] = field(default_factory=dict)
+    page_workers: int = 0
 
     @property
     def failed(self) -> bool:
@@ -230,6 +239,26 @@ def _humanize(name: str) -> str:
     return name.replace("-", " ").replace("_", " ").strip().capitalize() or name
 
 
+class _InStaging:
+    """Marks an output a page worker has already written into the staging folder."""
+
+    def __repr__(self) -> str:
+        return "<written by a page worker>"
+
+
+IN_STAGING = _InStaging()
+
+
+def page_pool_threshold() -> int:
+    """Pages to parse before the build forks page workers: ``POSECODE_PAGE_WORKERS_MIN`` when set
+    to a whole number, else :data:`PAGE_POOL_THRESHOLD`."""
+    value = os.environ.get("POSECODE_PAGE_WORKERS_MIN", "").strip()
+    try:
+        return int(value) if value else PAGE_POOL_THRESHOLD
+    except ValueError:
+        return PAGE_POOL_THRESHOLD
+
+
 # --------------------------------------------------------------------------- the build
 
 def build_site(config: SiteConfig, *, out_dir: Path | None = None, strict: bool | None = None,
@@ -272,9 +301,12 @@ class _Build:
         self.result = BuildResult(output_dir=self.out, strict=self.strict)
         self.cache = _FigureCache(config.cache_dir)
         self.manifest_path = config.cache_dir / f"manifest-{_sha(str(self.out).encode())[:12]}.json"
-        self.outputs: dict[str, bytes | Path] = {}
+        self.outputs: dict[str, bytes | Path | _InStaging] = {}
         self.assets: dict[str, str] = {}
         self.figures: dict[str, CompiledFigure] = {}
+        self.posters: dict[str, str] = {}  # figure key -> poster SVG of cards (from page workers)
+        self.page_workers: _PageWorkers | None = None
+        self.staging: Path | None = None
 
     # ---------------------------------------------------------------- driver
     def run(self) -> BuildResult:
@@ -282,6 +314,10 @@ class _Build:
         try:
             self._run()
         finally:
+            if self.page_workers is not None:
+                self.page_workers.close()
+            if self.staging is not None and not self.result.written:
+                shutil.rmtree(self.staging, ignore_errors=True)  # an aborted build leaves nothing behind
             self.result.seconds = time.perf_counter() - start
         return self.result
 
@@ -472,13 +508,10 @@ class _Build:
         self._process(to_parse, show)
         # drafts (front matter draft: true) leave the site: no output, no card, not linkable
         drafts = {p.src_uri for p in self.pages if self.records.get(p.src_uri, {}).get("meta", {}).get("draft")}
+        self.drafts = drafts
         if drafts:
-            self.pages = [p for p in self.pages if p.src_uri not in drafts]
             to_parse = [p for p in to_parse if p.src_uri not in drafts]
-            for uri in drafts:
-                self.records.pop(uri, None)
-            self.link_index = LinkIndex({p.src_uri: p for p in self.pages}, {p.url: p for p in self.pages},
-                                        set(self.static))
+            self._drop_drafts(drafts)
         # diagnostics of every page + link check
         for page in self.pages:
             rec = self.records.get(page.src_uri)
@@ -508,6 +541,14 @@ class _Build:
         self.to_render = to_parse
         self.show = show
 
+    def _drop_drafts(self, drafts: set[str]) -> None:
+        """Leave the draft pages ``drafts`` (src_uris) out: pages, records, link targets."""
+        self.pages = [p for p in self.pages if p.src_uri not in drafts]
+        for uri in drafts:
+            self.records.pop(uri, None)
+        self.link_index = LinkIndex({p.src_uri: p for p in self.pages}, {p.url: p for p in self.pages},
+                                    set(self.static))
+
     def _reusable_site(self, manifest: dict | None, old_outputs: dict) -> bool:
         """True when the previous build's site-wide files can be kept: same site key, every
         one of them still on disk as that build left it."""
@@ -524,22 +565,136 @@ class _Build:
         return True
 
     def _process(self, pages: list[Page], show: bool) -> None:
-        """Parse ``pages``, compile their figures and store their records."""
+        """Parse ``pages``, compile their figures and store their records (in forked page
+        workers when there are many, see :class:`_PageWorkers`; section index pages, which
+        list the cards of every page, always here)."""
+        shared = [page for page in pages if not page.is_index]
+        count = self._page_worker_count(len(shared))
+        if count:
+            self._process_parallel(pages, shared, count, show)
+            return
+        self._lap("parse", lambda: [self._parse_page(page) for page in _progress(pages, len(pages), "parse", show)])
+        self._lap("compile", lambda: self._compile(self._figure_jobs(pages), show))
+        self._lap("finish", lambda: [self._finish_page(page) for page in pages])
+
+    def _parse_page(self, page: Page) -> None:
+        text, err = decode_source(self.sources[page.src_uri])
+        if err:
+            page.problems.append(Problem("error", "encoding", 1, 1, err))
+            return
+        page.text = text
+        if page.source_kind == "markdown":
+            parse_markdown_page(page, self.md)
+        else:
+            self._parse_posecode_page(page)
+
+    def _page_worker_count(self, pages: int) -> int:
+        """How many page workers to fork for ``pages`` pages: 0 (stay in this process) below
+        :func:`page_pool_threshold`, on one core, for an in-place build, without ``fork``, or
+        when this process runs other threads (the dev server builds in a worker thread, and
+        forking a threaded process can deadlock)."""
+        cores = os.cpu_count() or 1
+        if (self.in_place or self.page_workers is not None or cores < 2 or pages < max(1, page_pool_threshold())
+                or threading.active_count() != 1 or "fork" not in multiprocessing.get_all_start_methods()):
+            return 0
+        return min(cores, 8, pages)
+
+    def _process_parallel(self, pages: list[Page], shared: list[Page], count: int, show: bool) -> None:
+        """:meth:`_process` with ``shared`` parsed and finished by ``count`` forked workers
+        (which keep their token streams for rendering) and the rest here meanwhile."""
+        local = [page for page in pages if page.is_index]
+        for name in self.theme.env.list_templates(extensions=["html", "xml"]):
+            self.theme.env.get_template(name)  # compiled once, before the fork, for every worker
+        pool = self.page_workers = _PageWorkers(self, shared, count)
+        self.result.page_workers = count
+        state: dict[str, Any] = {}
+
         def parse() -> None:
-            for page in _progress(pages, len(pages), "parse", show):
-                text, err = decode_source(self.sources[page.src_uri])
-                if err:
-                    page.problems.append(Problem("error", "encoding", 1, 1, err))
-                    continue
-                page.text = text
-                if page.source_kind == "markdown":
-                    parse_markdown_page(page, self.md)
-                else:
-                    self._parse_posecode_page(page)
+            pool.send_all(lambda k: ("parse",))
+            for page in local:
+                self._parse_page(page)
+            state["parsed"] = pool.gather("parse", len(shared), show)
+
+        def compile_() -> None:
+            jobs = self._figure_jobs(local)
+            for reply in state["parsed"]:
+                for key, job in reply["missing"].items():
+                    jobs.setdefault(key, job)
+            self._compile(jobs, show)
+            if any(reply["motion_missing"] for reply in state["parsed"]):
+                self._note_motion_missing()
+
+        def finish() -> None:
+            pool.send_all(lambda k: ("finish", {key: self.figures[key] for key in state["parsed"][k]["missing"]}))
+            for page in local:
+                self._finish_page(page)
+            done: dict[str, dict] = {}
+            for reply in pool.gather("finish", 0, False):
+                for uri, record, poster_key, poster in reply:
+                    done[uri] = record
+                    if poster_key is not None:
+                        self.posters[poster_key] = poster
+            for page in pages:  # records in page order, as the serial build stores them
+                record = done[page.src_uri] if page.src_uri in done else self.records.pop(page.src_uri)
+                self.records[page.src_uri] = record
+                if page.src_uri in done:
+                    page.title, page.meta = record["title"], record["meta"]
+                    page.links = [_LinkRec(*link) for link in record["links"]]
 
         self._lap("parse", parse)
-        self._lap("compile", lambda: self._compile(pages, show))
-        self._lap("finish", lambda: [self._finish_page(page) for page in pages])
+        self._lap("compile", compile_)
+        self._lap("finish", finish)
+
+    # ------------------------------------------------------------ in a page worker
+    def _worker_parse(self, share: list[Page], tick) -> dict:
+        """Parse this worker's pages; load their figures from the cache. Returns
+        ``{"missing": {key: compile job}, "motion_missing": bool}`` for the main process."""
+        for page in share:
+            self._parse_page(page)
+            tick()
+        missing: dict[str, tuple[str, dict]] = {}
+        motion_missing = False
+        for key, job in self._figure_jobs(share).items():
+            cached = self.cache.get(key)
+            if cached is None:
+                missing[key] = job
+            else:
+                self.figures[key] = cached
+                motion_missing = motion_missing or cached.motion_missing
+        return {"missing": missing, "motion_missing": motion_missing}
+
+    def _worker_finish(self, share: list[Page], compiled: dict[str, CompiledFigure]) -> list[tuple]:
+        """Finish this worker's pages with the figures the main process compiled for them.
+        Returns ``(src_uri, record, card poster key, card poster SVG)`` per page."""
+        self.figures.update(compiled)
+        out = []
+        for page in share:
+            self._finish_page(page)
+            record = self.records[page.src_uri]
+            first = next((f for f in record["figures"] if f["poster"]), None)
+            key = first["key"] if first else None
+            out.append((page.src_uri, record, key, self.figures[key].poster if key else None))
+        return out
+
+    def _worker_render(self, share: list[Page], context: dict, tick) -> int:
+        """Render this worker's pages named in ``context["uris"]`` with the site-wide context
+        and write them into the staging folder. Returns the number of pages written."""
+        for name in ("site_ctx", "nav", "assets", "runtime_url", "rig_url", "section_titles"):
+            setattr(self, name, context[name])
+        if context["drafts"]:
+            self._drop_drafts(context["drafts"])
+        staging = Path(context["staging"])
+        made: set[Path] = set()
+        written = 0
+        for page in share:
+            if page.src_uri in context["uris"]:
+                try:
+                    _place(self._render_page(page).encode("utf-8"), staging / page.dest_uri, made)
+                except OSError as exc:
+                    raise BuildError(f"cannot write the site to {self.out}: {exc}") from None
+                written += 1
+                tick()
+        return written
 
     def _same_stat(self, dest: str, stat: list) -> bool:
         try:
@@ -562,7 +717,9 @@ class _Build:
         pc.figures.append(token)
         page.tokens = [token]
 
-    def _compile(self, pages: list[Page], show: bool) -> None:
+    def _figure_jobs(self, pages: list[Page]) -> dict[str, tuple[str, dict]]:
+        """Key every figure token of ``pages`` (``token.meta["key"]``); returns
+        ``{key: (source, options)}`` in document order, one entry per distinct figure."""
         jobs: dict[str, tuple[str, dict]] = {}
         for page in pages:
             for token in posecode_env(page.env).figures if page.env else []:
@@ -570,6 +727,16 @@ class _Build:
                 key = figure_key(token.content, options)
                 token.meta["key"] = key
                 jobs.setdefault(key, (token.content, options))
+        return jobs
+
+    def _note_motion_missing(self) -> None:
+        note = "motion compiler not installed: figures show their step listing only"
+        if note not in self.result.notes:
+            self.result.notes.append(note)
+
+    def _compile(self, jobs: dict[str, tuple[str, dict]], show: bool) -> None:
+        """Load the figures ``jobs`` names from the cache, compile the rest (worker processes
+        when many) and cache them; all land in ``self.figures``."""
         figures: dict[str, CompiledFigure] = {}
         missing: list[tuple[str, tuple[str, dict]]] = []
         for key, job in jobs.items():
@@ -603,9 +770,7 @@ class _Build:
             self.cache.put(figures[key])
         self.figures.update(figures)
         if any(f.motion_missing for f in figures.values()):
-            note = "motion compiler not installed: figures show their step listing only"
-            if note not in self.result.notes:
-                self.result.notes.append(note)
+            self._note_motion_missing()
 
     def _finish_page(self, page: Page) -> None:
         """Attach figures, derive metadata, collect diagnostics, store the page record."""
@@ -821,6 +986,8 @@ class _Build:
             figure = self.figures.get(key)
             if figure is not None and figure.poster:
                 self.outputs[dest] = figure.poster.encode("utf-8")
+            elif self.posters.get(key):
+                self.outputs[dest] = self.posters[key].encode("utf-8")
             elif (self.out / dest).is_file():
                 self.outputs[dest] = self.out / dest
             else:
@@ -849,7 +1016,19 @@ class _Build:
         }
 
     def _render_pages(self, pages: list[Page], show: bool) -> None:
-        for page in _progress(pages, len(pages), "render", show):
+        pool = self.page_workers
+        if pool is not None:  # the workers render and write their pages while this process goes on
+            shared = {page.src_uri for page in pages if page.src_uri in pool.assigned}
+            context = {"uris": shared, "staging": str(self._staging()), "site_ctx": self.site_ctx, "nav": self.nav,
+                       "assets": self.assets, "runtime_url": self.runtime_url, "rig_url": self.rig_url,
+                       "section_titles": self.section_titles, "drafts": self.drafts}
+            pool.send_all(lambda k: ("render", context))
+            pool.rendering = len(shared)
+            for page in pages:
+                if page.src_uri in shared:
+                    self.page_html[page.dest_uri] = IN_STAGING
+            pages = [page for page in pages if page.src_uri not in shared]
+        for page in _progress(pages, len(pages), "render", show and pool is None):
             if page.is_index and page.url == "":
                 continue  # the home page is rendered by _render_site
             self.page_html[page.dest_uri] = self._render_page(page).encode("utf-8")
@@ -975,17 +1154,16 @@ class _Build:
             return
         out = self.out
         parent = out.parent
-        try:
-            parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise BuildError(f"cannot create the output folder's parent {parent}: {exc.strerror}") from None
-        staging = parent / f".{out.name}.building-{os.getpid()}"
-        if staging.exists():
-            shutil.rmtree(staging)
+        staging = self._staging()
         try:
             made: set[Path] = set()
             for dest in sorted(self.outputs):
-                _place(self.outputs[dest], staging / dest, made)
+                data = self.outputs[dest]
+                if data is not IN_STAGING:
+                    _place(data, staging / dest, made)
+            pool = self.page_workers
+            if pool is not None and pool.rendering is not None:
+                pool.gather("render", pool.rendering, self.show)  # their pages are in staging now
             old = parent / f".{out.name}.old-{os.getpid()}"
             if out.exists():
                 os.rename(out, old)
@@ -1000,6 +1178,24 @@ class _Build:
             shutil.rmtree(staging, ignore_errors=True)
             raise
         self.result.written = True
+
+    def _staging(self) -> Path:
+        """The folder the new site is written to, beside the output (created once, empty)."""
+        if self.staging is None:
+            parent = self.out.parent
+            try:
+                parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise BuildError(f"cannot create the output folder's parent {parent}: {exc.strerror}") from None
+            staging = parent / f".{self.out.name}.building-{os.getpid()}"
+            if staging.exists():
+                shutil.rmtree(staging)
+            try:
+                staging.mkdir()
+            except OSError as exc:
+                raise BuildError(f"cannot write the site to {self.out}: {exc}") from None
+            self.staging = staging
+        return self.staging
 
     def _write_in_place(self, old_outputs: dict) -> None:
         """Update the output folder file by file (see ``build_site(in_place=True)``): each new
@@ -1060,6 +1256,131 @@ def _place(data: bytes | Path, target: Path, made: set[Path]) -> None:
             shutil.copyfile(data, target)
     else:
         target.write_bytes(data)
+
+
+class _PageWorkers:
+    """Forked processes, each holding a fixed share of the pages through every phase of a
+    build: parse (and load cached figures) -> finish (page records) -> render + write into
+    the staging folder. Token streams and rendered pages never cross a process boundary;
+    only compile jobs, page records and the site-wide render context (navigation, section
+    titles, asset names) do, over one pipe per worker. Shares are interleaved (page i goes
+    to worker i mod n) so a folder of heavy pages is split evenly.
+
+    Messages to a worker: ``("parse",)``, ``("finish", {key: CompiledFigure})``,
+    ``("render", context)``, ``("stop",)``; replies ``("ok", payload)``, ``("tick", n)``
+    (progress), ``("build-error", message)`` or ``("error", traceback text)``.
+    """
+
+    def __init__(self, build: "_Build", pages: list[Page], count: int):
+        context = multiprocessing.get_context("fork")
+        self.shares = [pages[k::count] for k in range(count)]
+        self.assigned = {page.src_uri for page in pages}
+        self.rendering: int | None = None  # pages sent to be rendered, until gathered
+        self.busy = False  # a message was sent and its replies are not all in
+        self.conns = []
+        self.procs = []
+        for share in self.shares:
+            parent_end, child_end = context.Pipe()
+            proc = context.Process(target=_page_worker, args=(build, share, child_end), daemon=True)
+            proc.start()
+            child_end.close()
+            self.conns.append(parent_end)
+            self.procs.append(proc)
+
+    def send_all(self, message) -> None:
+        """Send ``message(k)`` to worker ``k``, for every worker."""
+        self.busy = True
+        for k, conn in enumerate(self.conns):
+            conn.send(message(k))
+
+    def gather(self, phase: str, total: int, show: bool) -> list:
+        """Every worker's reply to the last message, in worker order, with a progress bar over
+        ``total`` ticks when ``show``. Raises :class:`BuildError` (worker's own message) or
+        RuntimeError (a worker's traceback, or a worker that died)."""
+        from multiprocessing.connection import wait
+
+        replies: list = [None] * len(self.conns)
+        pending = dict(enumerate(self.conns))
+        bar = None
+        if show and total:
+            from tqdm import tqdm
+
+            bar = tqdm(total=total, desc=phase, unit="page", leave=False, file=sys.stderr, dynamic_ncols=True)
+        try:
+            while pending:
+                for conn in wait(list(pending.values())):
+                    k = self.conns.index(conn)
+                    try:
+                        kind, payload = conn.recv()
+                    except EOFError:
+                        raise RuntimeError(f"page worker {k} died during {phase} "
+                                           f"(exit code {self.procs[k].exitcode})") from None
+                    if kind == "tick":
+                        if bar is not None:
+                            bar.update(payload)
+                    elif kind == "ok":
+                        replies[k] = payload
+                        del pending[k]
+                    elif kind == "build-error":
+                        raise BuildError(payload)
+                    else:
+                        raise RuntimeError(f"page worker {k} failed during {phase}:\n{payload}")
+        finally:
+            if bar is not None:
+                bar.close()
+        self.busy = False
+        if phase == "render":
+            self.rendering = None
+        return replies
+
+    def close(self) -> None:
+        """Stop the workers (at once when they are still busy: an aborted build)."""
+        busy = self.busy
+        for conn in self.conns:
+            with contextlib.suppress(OSError, ValueError):
+                if not busy:
+                    conn.send(("stop",))
+                conn.close()
+        for proc in self.procs:
+            if busy:
+                proc.terminate()
+            proc.join(timeout=10)
+            if proc.is_alive():
+                proc.kill()
+                proc.join()
+
+
+def _page_worker(build: "_Build", share: list[Page], conn) -> None:
+    """Body of a page worker process (forked: ``build`` is the parent's build as it was)."""
+    ticks = [0]
+
+    def tick() -> None:
+        ticks[0] += 1
+        if ticks[0] == 8:
+            conn.send(("tick", 8))
+            ticks[0] = 0
+
+    try:
+        while True:
+            message = conn.recv()
+            ticks[0] = 0
+            if message[0] == "parse":
+                reply = build._worker_parse(share, tick)
+            elif message[0] == "finish":
+                reply = build._worker_finish(share, message[1])
+            elif message[0] == "render":
+                reply = build._worker_render(share, message[1], tick)
+            else:
+                return
+            if ticks[0]:
+                conn.send(("tick", ticks[0]))
+            conn.send(("ok", reply))
+    except EOFError:
+        return  # the main process is gone
+    except BuildError as exc:
+        conn.send(("build-error", str(exc)))
+    except BaseException:  # noqa: BLE001 - reported to the main process, which raises
+        conn.send(("error", traceback.format_exc()))
 
 
 def _site_view(record: dict) -> dict:

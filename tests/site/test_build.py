@@ -389,3 +389,47 @@ def test_kinematic_warning_points_at_the_directive(tmp_path, capsys, monkeypatch
     assert main(["build"]) == 0
     err = capsys.readouterr().err
     assert re.search(r"^content/a\.md:9:5: warning\[kinematic-reach-short\]: hand_left cannot reach floor", err, re.M)
+
+
+def test_page_workers_build_the_same_bytes(tmp_path, monkeypatch):
+    """POSECODE_PAGE_WORKERS_MIN=1 forces forked page workers on a small site: the site they
+    build (cold cache, then figures cached; drafts, index pages, cards, a warning) is
+    byte-identical to the one-process build, and an error is reported the same way."""
+    import shutil
+
+    if (os.cpu_count() or 1) < 2:
+        import pytest
+
+        pytest.skip("page workers need two cores")
+    files = dict(LIBRARY)
+    files["strength/draft.md"] = page("Draft", fm="draft: true\n")
+    files["strength/lunge.md"] = page("Lunge", "See [nod](../posture/nod.md#nowhere).", block=SQUAT.replace("70", "60"))
+    results = {}
+    for name, threshold in (("serial", "100000"), ("workers", "1")):
+        monkeypatch.setenv("POSECODE_PAGE_WORKERS_MIN", threshold)
+        write_tree(tmp_path / name / "content", files)
+        config = load_config(None, cwd=tmp_path / name)
+        cold = build_site(config, progress=False)
+        cold_tree = tree_bytes(config.output_dir)
+        shutil.rmtree(config.output_dir)
+        for manifest in config.cache_dir.glob("manifest-*.json"):
+            manifest.unlink()
+        cached = build_site(config, progress=False)
+        assert cold.written and cached.written and tree_bytes(config.output_dir) == cold_tree
+        assert cold.page_workers == cached.page_workers == (0 if name == "serial" else 2)
+        warnings = [(p.name, d.code, d.line, d.column) for p, d in cold.warnings]
+        lines = files["strength/lunge.md"].split("\n")
+        row = next(i for i, line in enumerate(lines) if "#nowhere" in line)
+        assert ("lunge.md", "broken-anchor", row + 1, lines[row].index("../posture") + 1) in warnings
+        results[name] = cold_tree
+        results[name + " warnings"] = warnings
+        # an error in a page a worker parsed: same file:line:col, nothing written
+        write_tree(tmp_path / name / "content", {"posture/nod.md": page("Nod", block=NOD.replace("flex 15", "flx 15"))})
+        broken = build_site(config, progress=False)
+        assert not broken.written and tree_bytes(config.output_dir) == cold_tree
+        results[name + " error"] = [(p.name, d.code, d.line, d.column) for p, d in broken.errors]
+        assert results[name + " error"] and all(e[0] == "nod.md" for e in results[name + " error"])
+        assert not list(config.output_dir.parent.glob(".site.building-*"))
+    assert results["serial"] == results["workers"]
+    assert "strength/draft/index.html" not in results["workers"]
+    assert results["serial error"] == results["workers error"]
