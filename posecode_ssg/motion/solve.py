@@ -949,16 +949,17 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
     # phase from the last one's solved end, so a second pass solves every phase from there and
     # contacts planted at the end are handed over at the loop seam (runtime/pose.js `_buildPlans`).
     # The second pass is kept when the loop closes: it ends within plantedHeight of where it
-    # started, or it ends where the first pass ended (a prop pin or a support fixes the body, as
-    # a seat or a box does, so solving from the loop's own end reproduces it). Otherwise the loop
-    # does not close (world-fixed floor pins that travel): the first pass stands and the seam
-    # jumps home
+    # started, or with its root and ankles where the first pass ended them (a prop pin or a
+    # support fixes the body, as a seat or a box does, so solving from the loop's own end
+    # reproduces it). Otherwise the loop does not close (world-fixed floor pins that travel: a
+    # gait's root keeps its travelled place while its plants move on): the first pass stands and
+    # the seam jumps home
     passes = 2 if program.wrap == 0 and program.keyframes else 1
     last_root = base_root
-    first_end = None   # root at the end of the first pass
+    first_end = None   # root and ankles at the end of the first pass
     for n_solved, (i, kf) in enumerate([*enumerate(program.keyframes)] * passes):
         if n_solved == len(program.keyframes):
-            first_end = last_root.copy()
+            first_end = [last_root.copy(), prev_world.pos["ankle_left"], prev_world.pos["ankle_right"]]
         root_rot = rot_y(kf.turn) @ base_rot
         root_pos = base_root + np.array([kf.travel[0], 0.0, kf.travel[1]])
         pose = _Pose(av, kf.euler, root_pos, root_rot)
@@ -1191,8 +1192,9 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
             prev_support = {"foot_left", "foot_right"}
 
     n_kf = len(program.keyframes)
-    if first_end is not None and math.hypot(first_end[0] - base_root[0], first_end[2] - base_root[2]) > planted_h \
-            and float(norm3(last_root - first_end)) > planted_h:
+    if first_end is not None and math.hypot(first_end[0][0] - base_root[0], first_end[0][2] - base_root[2]) > planted_h \
+            and any(float(norm3(a - b)) > planted_h for a, b in zip(first_end, [
+                last_root, prev_world.pos["ankle_left"], prev_world.pos["ankle_right"]])):
         return Solution(av, base_world, phases[:n_kf]), largest   # the loop does not close
     return Solution(av, base_world, phases[len(phases) - n_kf:]), largest
 

@@ -100,8 +100,9 @@ export class FigureModel {
     // no wrap segment (the last phase ends on the base pose, KR §5.1): a second pass plans the
     // first phase from the last phase's solved end, so contacts planted there are handed over at
     // the loop seam. It is kept when the loop closes — it ends within `solver.plantedHeight` of
-    // where it started, or where the first pass ended (a seat or box pin fixes the body) — else
-    // (world-fixed pins that travel) the first pass stands and the seam jumps home (solve.py `_solve`)
+    // where it started, or with its root and ankles where the first pass ended them (a seat or box
+    // pin fixes the body) — else (world-fixed pins that travel: a gait's root keeps its travelled
+    // place while its plants move on) the first pass stands and the seam jumps home (solve.py `_solve`)
     const passes = S === phases.length && S > 0 ? 2 : 1, h = this.rig.solver.plantedHeight;
     let handed = false, first = null;
     for (let pass = 0; pass < passes; pass++) for (let s = 0; s < S; s++) {
@@ -109,7 +110,7 @@ export class FigureModel {
       const from = s > 0 ? s - 1 : pass ? S - 1 : -1;
       this._solve(tl.times[s], from);
       if (pass && !s) {
-        first = { plans: this.segPlan.slice(), root: Float64Array.from(sk.rootPos),
+        first = { plans: this.segPlan.slice(), at: this._loopEnd(),
           far: Math.hypot(sk.rootPos[0] - this.startPos[0], sk.rootPos[2] - this.startPos[2]) > h };
       }
       handed = pass > 0;
@@ -127,8 +128,8 @@ export class FigureModel {
     }
     if (handed) {   // the seam's entry blend from the last phase's end as finally planned
       this._solve(tl.times[0], S - 1);
-      const r = first.root;
-      if (first.far && Math.hypot(sk.rootPos[0] - r[0], sk.rootPos[1] - r[1], sk.rootPos[2] - r[2]) > h) {
+      const a = first.at, b = this._loopEnd();
+      if (first.far && a.some((v, i) => Math.hypot(v[0] - b[i][0], v[1] - b[i][1], v[2] - b[i][2]) > h)) {
         this.segPlan = first.plans;   // the loop does not close
         return;
       }
@@ -136,6 +137,12 @@ export class FigureModel {
       this._solve(tl.times[0], 0, true);
       setEntryBlend(this.segPlan[0], end, keep(start));
     }
+  }
+
+  /** Root and ankle positions of the solved pose (m): where a loop ends, for the seam test. */
+  _loopEnd() {
+    const sk = this.skeleton;
+    return [Array.from(sk.rootPos), sk.point("ankle_left"), sk.point("ankle_right")];
   }
 
   /**
