@@ -114,19 +114,52 @@ def deepest(w: World, limb: str) -> tuple[float, np.ndarray | None, np.ndarray |
 
 
 def _far(pts: list[np.ndarray], r: float, capsules: list[tuple[np.ndarray, np.ndarray, float]]) -> bool:
-    """True when every sample (radius ``r``) is clear of every capsule by more than 1e-9 m: the
-    distances of :func:`deepest`'s loop, computed at once on stacked arrays (their rounding may
-    differ from the loop's by far less than the margin), so the loop can be skipped."""
-    A = np.array([c[0] for c in capsules])
-    AB = np.array([c[1] for c in capsules]) - A
-    reach = np.array([c[2] for c in capsules]) + (r + 1e-9)
-    P = np.array(pts)
-    L2 = np.einsum("ij,ij->i", AB, AB)
-    PA = P[None, :, :] - A[:, None, :]
-    t = np.einsum("kpj,kj->kp", PA, AB) / np.maximum(L2, 1e-12)[:, None]
-    t = np.where((L2 < 1e-12)[:, None], 0.0, np.clip(t, 0.0, 1.0))
-    D = PA - t[:, :, None] * AB[:, None, :]
-    return bool((np.einsum("kpj,kpj->kp", D, D) > (reach * reach)[:, None]).all())
+    """True when the limb's samples (radius ``r``; they lie on the segment from the first to the
+    last sample) are certainly clear of every capsule, so :func:`deepest`'s loop can be skipped:
+    the distance between that segment and each capsule axis, the closest points of two segments
+    (Ericson, *Real-Time Collision Detection*, §5.1.9), exceeds the radii by more than 1e-6 m
+    (the rounding of this float computation is far below that). Nearly parallel or degenerate
+    segments are measured sample by sample instead (point to segment, the same margin)."""
+    p1x, p1y, p1z = pts[0].tolist()
+    q1x, q1y, q1z = pts[-1].tolist()
+    d1x, d1y, d1z = q1x - p1x, q1y - p1y, q1z - p1z
+    aa = d1x * d1x + d1y * d1y + d1z * d1z
+    if aa < 1e-12:
+        return False
+    for p2, q2, ro in capsules:
+        p2x, p2y, p2z = p2.tolist()
+        q2x, q2y, q2z = q2.tolist()
+        d2x, d2y, d2z = q2x - p2x, q2y - p2y, q2z - p2z
+        rx, ry, rz = p1x - p2x, p1y - p2y, p1z - p2z
+        e = d2x * d2x + d2y * d2y + d2z * d2z
+        bb = d1x * d2x + d1y * d2y + d1z * d2z
+        denom = aa * e - bb * bb
+        reach = ro + r + 1e-6
+        if e < 1e-12:
+            return False
+        if denom <= 1e-6 * aa * e:   # (nearly) parallel: each sample against the axis
+            for p in pts:
+                px, py, pz = p.tolist()
+                wx, wy, wz = px - p2x, py - p2y, pz - p2z
+                t = min(1.0, max(0.0, (wx * d2x + wy * d2y + wz * d2z) / e))
+                wx, wy, wz = wx - t * d2x, wy - t * d2y, wz - t * d2z
+                if wx * wx + wy * wy + wz * wz <= reach * reach:
+                    return False
+            continue
+        c = d1x * rx + d1y * ry + d1z * rz
+        f = d2x * rx + d2y * ry + d2z * rz
+        s = min(1.0, max(0.0, (bb * f - c * e) / denom))
+        t = (bb * s + f) / e
+        if t < 0.0:
+            t, s = 0.0, min(1.0, max(0.0, -c / aa))
+        elif t > 1.0:
+            t, s = 1.0, min(1.0, max(0.0, (bb - c) / aa))
+        dx = rx + d1x * s - d2x * t
+        dy = ry + d1y * s - d2y * t
+        dz = rz + d1z * s - d2z * t
+        if dx * dx + dy * dy + dz * dz <= reach * reach:
+            return False
+    return True
 
 
 def _deepest(w: World, limb: str, prefilter: bool = True) -> tuple[float, np.ndarray | None, np.ndarray | None, str]:

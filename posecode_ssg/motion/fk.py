@@ -58,27 +58,7 @@ class _Prepared:
         for bone in ("ankle_left", "ankle_right"):
             deps[bone].add(bone)
         self.low_deps = {b: frozenset(d) for b, d in deps.items()}
-        # the same measurement on stacked arrays (World._measure_all): landmarks, then every
-        # candidate lowest y with the index of the bone it belongs to, grouped by bone
-        names = tuple(av.landmarks)
-        self.mark_names = names
-        self.mark_bone = np.array([_BONE_INDEX[av.landmarks[n][0]] for n in names])
-        self.mark_off = np.array([av.landmarks[n][1] for n in names], dtype=float)[:, :, None]
-        mark_index = {n: len(BONES) + i for i, n in enumerate(names)}
-        self.seg_a = np.array([_BONE_INDEX[a] for a, *_r in self.segments])
-        self.seg_b = np.array([mark_index[b] if m else _BONE_INDEX[b] for _a, b, m, *_r in self.segments])
-        self.seg_r0 = np.array([r0 for *_x, r0, _r1 in self.segments])
-        self.seg_r1 = np.array([r1 for *_x, r1 in self.segments])
-        self.vol_bone = np.array([_BONE_INDEX[b] for b, _o, _r in self.volumes])
-        self.vol_off = np.array([o for _b, o, _r in self.volumes], dtype=float)[:, :, None]
-        self.vol_scale = np.array([r for _b, _o, r in self.volumes], dtype=float)
-        self.sole_bone = np.array([_BONE_INDEX["ankle_left"], _BONE_INDEX["ankle_right"]])
-        owner = np.array([_BONE_INDEX[o] for *_x, o, _r0, _r1 in self.segments] * 2
-                         + list(self.vol_bone) + list(self.sole_bone))
-        self.cand_order = np.argsort(owner, kind="stable")
-        owned = owner[self.cand_order]
-        self.cand_starts = np.flatnonzero(np.r_[True, owned[1:] != owned[:-1]])
-        self.cand_owners = tuple(BONES[i] for i in owned[self.cand_starts])
+        self.marks_of = {b: tuple(n for n, (bb, _o) in self.landmark_index.items() if bb == b) for b in BONES}
         self.plans: dict[tuple, "_Plan"] = {}
 
 
@@ -129,6 +109,9 @@ class World:
     low_cache: dict[str, float] = field(default_factory=dict, init=False, repr=False, compare=False)
     #: results of pure functions of this world (e.g. collide.obstacles), by key
     memo: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    #: a world made by forward kinematics: (prepared avatar, bone -> joint position as a float
+    #: triple, bone -> its :class:`_Shape`), for the float-only lowest-point measurement
+    fk_data: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
     def point(self, name: str) -> np.ndarray:
         """Position of a bone joint or a landmark by name; ``KeyError`` if neither."""
@@ -152,12 +135,32 @@ class World:
         return low
 
     def _measure_low(self, bones) -> None:
-        prep = _prepared(self.avatar)
-        if len(bones) > 8 and self.rot:
-            self._measure_all(prep)
-            return
-        pos, rot, marks = self.pos, self.rot, self.landmarks
         cache = self.low_cache
+        if self.fk_data is not None:
+            # the same sums on Python floats: joint y from the float positions, the rotation's
+            # share (landmark offsets, volume centres and extents, sole corners) from the bone's
+            # shape, which survives root translations
+            prep, pos_t, shapes = self.fk_data
+            for owner in bones:
+                low = math.inf
+                for a, b, is_mark, r0, r1 in prep.segments_of[owner]:
+                    if is_mark:
+                        mb = prep.landmark_index[b][0]
+                        yb = pos_t[mb][1] + shapes[mb].mark(b)[1]
+                    else:
+                        yb = pos_t[b][1]
+                    low = min(low, pos_t[a][1] - r0, yb - r1)
+                if prep.volumes_of[owner] or owner in _ANKLE_BONES:
+                    y = pos_t[owner][1]
+                    shape = shapes[owner]
+                    for cy, extent in shape.volumes():
+                        low = min(low, (y + cy) - extent)
+                    if owner in _ANKLE_BONES:
+                        low = min(low, shape.sole_low() + y)
+                cache[owner] = low
+            return
+        prep = _prepared(self.avatar)
+        pos, rot, marks = self.pos, self.rot, self.landmarks
         for owner in bones:
             low = math.inf
             for a, b, is_mark, r0, r1 in prep.segments_of[owner]:
@@ -173,31 +176,6 @@ class World:
                 corners = prep.sole_box @ rot[owner].T + pos[owner]
                 low = min(low, float(corners[:, 1].min()))
             cache[owner] = low
-
-    def _measure_all(self, prep: _Prepared) -> None:
-        """Every bone's lowest point at once on stacked arrays: the same products as the
-        per-bone loop of :meth:`_measure_low` (numpy's stacked matmul gives the bits of the
-        single one), about a fifth of the time. Fills the landmarks too."""
-        pos, rot = self.pos, self.rot
-        P = np.array([pos[b] for b in BONES])
-        Rs = np.array([rot[b] for b in BONES])
-        marks = P[prep.mark_bone] + np.matmul(Rs[prep.mark_bone], prep.mark_off)[:, :, 0]
-        if isinstance(self.landmarks, _Landmarks):
-            done = self.landmarks._done
-            for n, v in zip(prep.mark_names, marks):
-                if n not in done:
-                    done[n] = v
-        y = np.concatenate((P[:, 1], marks[:, 1]))
-        Rv = Rs[prep.vol_bone]
-        centre = P[prep.vol_bone, 1] + np.matmul(Rv, prep.vol_off)[:, 1, 0]
-        m = Rv[:, 1, :] * prep.vol_scale
-        vol = centre - np.sqrt(np.matmul(m[:, None, :], m[:, :, None])[:, 0, 0])
-        corners = np.matmul(prep.sole_box[None], Rs[prep.sole_bone].transpose(0, 2, 1)) + P[prep.sole_bone][:, None, :]
-        cand = np.concatenate((y[prep.seg_a] - prep.seg_r0, y[prep.seg_b] - prep.seg_r1, vol,
-                               corners[:, :, 1].min(axis=1)))
-        low = dict.fromkeys(BONES, math.inf)
-        low.update(zip(prep.cand_owners, np.minimum.reduceat(cand[prep.cand_order], prep.cand_starts).tolist()))
-        self.low_cache.update(low)
 
     def lowest(self, bones=None) -> float:
         """Lowest mesh y (m) over ``bones`` (default: the whole figure)."""
@@ -235,41 +213,137 @@ def forward_kinematics(avatar: Avatar, euler: dict[str, tuple[float, float, floa
     gives ready 3×3 local matrices (taking precedence over ``euler``); ``root_pos`` (3,) metres and
     ``root_rot`` (3, 3) place the floating root. Returns a :class:`World`.
     """
-    root_pos = np.asarray(root_pos, dtype=float)
-    root_rot = np.asarray(root_rot, dtype=float)
-    prep = _prepared(avatar)
-    pos: dict[str, np.ndarray] = {}
-    rot: dict[str, np.ndarray] = {}
     local = local or {}
-    for b, p, off in prep.offsets:
+    mats = {}
+    for b in BONES:
         L = local.get(b)
         if L is None:
             e = euler.get(b)
             L = _local_matrix(e) if e is not None and any(e) else _EYE
-        if p is None:
-            pos[b] = root_pos + root_rot @ off
-            rot[b] = root_rot @ L
-        else:
-            R = rot[p]
-            pos[b] = pos[p] + R @ off
-            rot[b] = R @ L
-    return World(avatar, pos, rot, _Landmarks(prep, pos, rot), root_pos, root_rot)
+        mats[b] = L
+    return PoseFK(avatar, mats, root_pos, root_rot).world()
+
+
+class _Shape:
+    """The rotation-dependent share of one bone's landmarks and mesh extents, computed on first
+    use and kept while the bone's world rotation ``R`` is unchanged (a root translation keeps
+    every shape): landmark offsets ``R @ offset``, volume centre heights and vertical half
+    extents, the lowest sole-box corner relative to the joint. The products are the ones the
+    eager computation makes (same bits); positions add the joint afterwards."""
+
+    __slots__ = ("prep", "bone", "R", "_marks", "_volumes", "_sole")
+
+    def __init__(self, prep: _Prepared, bone: str, R: np.ndarray):
+        self.prep, self.bone, self.R = prep, bone, R
+        self._marks: dict[str, list[float]] = {}
+        self._volumes = self._sole = None
+
+    def mark(self, name: str) -> list[float]:
+        """``R @ offset`` of landmark ``name`` (on this bone) as three floats."""
+        v = self._marks.get(name)
+        if v is None:
+            v = self._marks[name] = (self.R @ self.prep.landmark_index[name][1]).tolist()
+        return v
+
+    def volumes(self) -> list[tuple[float, float]]:
+        """Per volume of the bone: (centre y − joint y, vertical half extent) in metres."""
+        v = self._volumes
+        if v is None:
+            R = self.R
+            v = self._volumes = []
+            for off, rscale in self.prep.volumes_of[self.bone]:
+                m = R[1] * rscale
+                v.append((float((R @ off)[1]), math.sqrt(float(m.dot(m)))))   # = np.linalg.norm(m)
+        return v
+
+    def sole_low(self) -> float:
+        """Lowest sole-box corner y relative to the ankle joint (adding the joint's y after the
+        minimum is exact: rounding is monotonic)."""
+        v = self._sole
+        if v is None:
+            v = self._sole = min((self.prep.sole_box @ self.R.T)[:, 1].tolist())
+        return v
+
+
+class _Positions(dict):
+    """bone -> (3,) joint position array, each array made on first use from the float triple
+    (most solver steps read a handful of joints of a world); behaves as the full dict."""
+
+    __slots__ = ("_t",)
+
+    def __init__(self, t: dict[str, tuple[float, float, float]]):
+        super().__init__()
+        self._t = t
+
+    def __missing__(self, bone: str) -> np.ndarray:
+        v = self[bone] = np.array(self._t[bone])
+        return v
+
+    def _fill(self) -> None:
+        if dict.__len__(self) != len(self._t):
+            for b in self._t:
+                if not dict.__contains__(self, b):
+                    dict.__setitem__(self, b, np.array(self._t[b]))
+
+    def __contains__(self, bone: object) -> bool:
+        return bone in self._t
+
+    def __iter__(self):
+        return iter(self._t)
+
+    def __len__(self) -> int:
+        return len(self._t)
+
+    def get(self, bone, default=None):
+        return self[bone] if bone in self._t else default
+
+    def keys(self):
+        self._fill()
+        return dict.keys(self)
+
+    def values(self):
+        self._fill()
+        return dict.values(self)
+
+    def items(self):
+        self._fill()
+        return dict.items(self)
+
+    def copy(self) -> dict:
+        self._fill()
+        return dict(dict.items(self))
+
+    def __eq__(self, other) -> bool:
+        self._fill()
+        return dict.__eq__(self, other)
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        self._fill()
+        return dict.__repr__(self)
+
+    def __reduce__(self):
+        return (dict, (self.copy(),))
 
 
 class _Landmarks(Mapping):
     """Landmark name -> (3,) world position, each computed on first use (most solver steps read
-    two or three of the avatar's landmarks); the values are those an eager computation gives."""
+    two or three of the avatar's landmarks); the values are those an eager computation gives
+    (joint + R @ offset: the same sums, on the joint's floats and the bone's :class:`_Shape`)."""
 
-    __slots__ = ("_spec", "_pos", "_rot", "_done")
+    __slots__ = ("_spec", "_pos", "_shapes", "_done")
 
-    def __init__(self, prep: _Prepared, pos: dict, rot: dict):
-        self._spec, self._pos, self._rot, self._done = prep.landmark_index, pos, rot, {}
+    def __init__(self, prep: _Prepared, pos: dict, shapes: dict):
+        self._spec, self._pos, self._shapes, self._done = prep.landmark_index, pos, shapes, {}
 
     def __getitem__(self, name: str) -> np.ndarray:
         value = self._done.get(name)
         if value is None:
-            bone, off = self._spec[name]
-            value = self._done[name] = self._pos[bone] + self._rot[bone] @ off
+            bone = self._spec[name][0]
+            px, py, pz = self._pos[bone]
+            ox, oy, oz = self._shapes[bone].mark(name)
+            value = self._done[name] = np.array((px + ox, py + oy, pz + oz))
         return value
 
     def __iter__(self):
@@ -324,7 +398,7 @@ class PoseFK:
     rest rotations, offsets in the parent frame)."""
 
     __slots__ = ("avatar", "local", "root_pos", "root_rot", "_prep", "_pos", "_rot", "_step",
-                 "_changed", "_root_rot_changed", "_root_pos_changed", "_world", "_prev")
+                 "_shapes", "_changed", "_root_rot_changed", "_root_pos_changed", "_world", "_prev")
 
     def __init__(self, avatar: Avatar, local: dict[str, np.ndarray], root_pos, root_rot):
         self.avatar = avatar
@@ -332,9 +406,10 @@ class PoseFK:
         self.root_pos = np.asarray(root_pos, dtype=float)
         self.root_rot = np.asarray(root_rot, dtype=float)
         self._prep = _prepared(avatar)
-        self._pos: dict[str, np.ndarray] = {}
+        self._pos: dict[str, tuple[float, float, float]] = {}
         self._rot: dict[str, np.ndarray] = {}
-        self._step: dict[str, np.ndarray] = {}
+        self._step: dict[str, list[float]] = {}
+        self._shapes: dict[str, _Shape] = {}
         self._changed: set[str] = set()
         self._root_rot_changed = self._root_pos_changed = True
         self._world: World | None = None
@@ -366,28 +441,36 @@ class PoseFK:
         plan = prep.plans.get(key)
         if plan is None:
             plan = prep.plans[key] = _Plan(prep, self.avatar, *key)
-        local, pos, rot, step = self.local, self._pos, self._rot, self._step
+        local, pos, rot, step, shapes = self.local, self._pos, self._rot, self._step, self._shapes
         root_pos, root_rot = self.root_pos, self.root_rot
         for b, p in plan.rot:
             L = local.get(b)
             if L is None:
                 L = _EYE
-            rot[b] = (root_rot if p is None else rot[p]) @ L
+            R = rot[b] = (root_rot if p is None else rot[p]) @ L
+            shapes[b] = _Shape(prep, b, R)
         for b, p, off in plan.step:
-            step[b] = (root_rot if p is None else rot[p]) @ off
-        for b, p in plan.pos:
-            pos[b] = (root_pos if p is None else pos[p]) + step[b]
+            step[b] = ((root_rot if p is None else rot[p]) @ off).tolist()
+        if plan.pos:
+            root_t = root_pos.tolist()
+            for b, p in plan.pos:
+                # joint = parent joint + R_parent @ offset, component by component (the same
+                # additions numpy makes on the arrays)
+                px, py, pz = root_t if p is None else pos[p]
+                sx, sy, sz = step[b]
+                pos[b] = (px + sx, py + sy, pz + sz)
         self._changed.clear()
         self._root_rot_changed = self._root_pos_changed = False
-        pos_c, rot_c = dict(pos), dict(rot)
-        marks = _Landmarks(prep, pos_c, rot_c)
-        w = World(self.avatar, pos_c, rot_c, marks, root_pos, root_rot)
+        pos_c, shapes_c = dict(pos), dict(shapes)
+        marks = _Landmarks(prep, pos_c, shapes_c)
+        w = World(self.avatar, _Positions(pos_c), dict(rot), marks, root_pos, root_rot)
+        w.fk_data = (prep, pos_c, shapes_c)
         prev = self._prev
         if prev is not None:
             old = prev.low_cache
             if old:
                 w.low_cache.update((b, old[b]) for b in plan.keep_low if b in old)
-            done = prev.landmarks._done if isinstance(prev.landmarks, _Landmarks) else {}
+            done = prev.landmarks._done
             if done:
                 keep = plan.keep_marks
                 marks._done.update((n, v) for n, v in done.items() if n in keep)

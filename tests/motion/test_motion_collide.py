@@ -134,12 +134,17 @@ def test_an_arm_held_by_a_contact_swivels_out_and_keeps_its_hand():
     assert q.euler["hip_left"] == (0.0, 0.0, -20.0)
 
 
-def test_the_stacked_clearance_test_never_skips_an_overlap():
-    """deepest() skips its per-sample loop when a stacked distance test finds every sample clear
-    of every obstacle: over random poses (arms swung across the body, legs crossed, many of them
-    overlapping), the answer with the skip equals the full loop's exactly."""
+def test_the_clearance_test_never_skips_an_overlap(monkeypatch):
+    """deepest() skips its per-sample loop when a segment-to-segment distance finds the limb
+    clear of every obstacle: over random poses (arms swung across the body, legs crossed, many of
+    them overlapping), the answer with the skip equals the full loop's exactly, and the skip is
+    taken for most limbs."""
+    from posecode_ssg.motion import collide
     from posecode_ssg.motion.collide import _deepest
 
+    skipped = []
+    far = collide._far
+    monkeypatch.setattr(collide, "_far", lambda *a: skipped.append(far(*a)) or skipped[-1])
     rng = np.random.default_rng(3)
     hits = 0
     for _ in range(150):
@@ -156,3 +161,4 @@ def test_the_stacked_clearance_test_never_skips_an_overlap():
             if full[1] is not None:
                 assert np.array_equal(full[1], fast[1]) and np.array_equal(full[2], fast[2])
     assert 20 < hits < 550   # both outcomes are exercised
+    assert sum(skipped) > 300

@@ -130,19 +130,28 @@ def test_incremental_fk_equals_a_full_recompute_after_every_change(avatar_id):
 
 
 @pytest.mark.parametrize("avatar_id", list(AVATARS))
-def test_stacked_lowest_points_equal_the_per_bone_measurement(avatar_id):
-    """World.lowest_by_bone() measures all bones on stacked arrays, a few bones one by one: the
-    two give the same numbers exactly (and the stacked pass fills the same landmarks)."""
+def test_float_lowest_points_and_landmarks_equal_the_array_computation(avatar_id):
+    """A forward-kinematics world measures lowest points and landmarks on Python floats (joint
+    floats plus the bone's rotation share, kept across root moves); a World built from plain
+    arrays measures them with numpy: the two give the same numbers exactly, bone by bone and all
+    at once, and the positions read as the full dict of arrays."""
+    from posecode_ssg.motion.fk import World
+
     av = avatar(avatar_id)
     rng = np.random.default_rng(11)
     for _ in range(5):
         euler = {b: tuple(rng.uniform(-70, 70, 3)) for b in BONES}
         root = (np.array([0.0, 0.9, 0.0]) + rng.normal(0, 0.1, 3), rot_y(float(rng.uniform(0, 360))))
-        everything = forward_kinematics(av, euler, *root).lowest_by_bone()
+        fast = forward_kinematics(av, euler, *root)
+        pos, rot, marks = direct(av, euler, *root)
+        plain = World(av, pos, rot, marks, *root)
+        assert fast.lowest_by_bone() == plain.lowest_by_bone()
         for b in BONES:
             alone = forward_kinematics(av, euler, *root)
-            assert alone.lowest_by_bone([b])[b] == everything[b], b
-        stacked, lazy = forward_kinematics(av, euler, *root), forward_kinematics(av, euler, *root)
-        stacked.lowest_by_bone()
-        for name in lazy.landmarks:
-            assert np.array_equal(stacked.landmarks[name], lazy.landmarks[name]), name
+            assert alone.lowest_by_bone([b])[b] == plain.lowest_by_bone()[b], b
+        assert sorted(fast.pos) == sorted(BONES) and len(fast.pos) == len(BONES) and "head" in fast.pos
+        assert dict(fast.pos).keys() == set(BONES) and fast.pos.get("nose") is None
+        for b in BONES:
+            assert np.array_equal(fast.pos[b], pos[b]), b
+        for name in marks:
+            assert np.array_equal(fast.landmarks[name], marks[name]), name
