@@ -63,8 +63,13 @@ class _Prepared:
 
 
 _PREPARED: dict[int, tuple[Avatar, _Prepared]] = {}
+#: (avatar id, key of the local rotations, root rotation bytes) -> the world rotations, parent-frame
+#: steps and bone shapes of a pose (PoseFK ``key``): a solve meets the same poses again (each
+#: phase pose in both passes, the start pose for grounding and as the base)
+_STATES: dict[tuple, tuple[dict, dict, dict]] = {}
 _MATRICES: dict[bytes, np.ndarray] = {}
 _PACK = struct.Struct("<3d").pack
+_PACK_POSE = struct.Struct(f"<{3 * len(BONES)}d").pack
 
 
 def _local_matrix(e) -> np.ndarray:
@@ -80,6 +85,15 @@ def _local_matrix(e) -> np.ndarray:
         m.setflags(write=False)
         _MATRICES[key] = m
     return m
+
+
+def euler_key(euler: Mapping[str, tuple[float, float, float]]) -> bytes | None:
+    """The exact bits of a full pose's Euler angles (bone -> degrees, every bone present), for
+    :class:`PoseFK`'s ``key``; ``None`` when a bone is missing."""
+    try:
+        return _PACK_POSE(*[c for b in BONES for c in euler[b]])
+    except (KeyError, struct.error):
+        return None
 
 
 def _prepared(av: Avatar) -> _Prepared:
@@ -215,13 +229,20 @@ def forward_kinematics(avatar: Avatar, euler: dict[str, tuple[float, float, floa
     """
     local = local or {}
     mats = {}
+    angles = []
     for b in BONES:
         L = local.get(b)
         if L is None:
             e = euler.get(b)
-            L = _local_matrix(e) if e is not None and any(e) else _EYE
+            if e is not None and any(e):
+                L = _local_matrix(e)
+                angles += e
+            else:
+                L = _EYE
+                angles += (0.0, 0.0, 0.0)
         mats[b] = L
-    return PoseFK(avatar, mats, root_pos, root_rot).world()
+    key = None if local else b"fk" + _PACK_POSE(*angles)
+    return PoseFK(avatar, mats, root_pos, root_rot, key).world()
 
 
 class _Shape:
@@ -398,9 +419,14 @@ class PoseFK:
     rest rotations, offsets in the parent frame)."""
 
     __slots__ = ("avatar", "local", "root_pos", "root_rot", "_prep", "_pos", "_rot", "_step",
-                 "_shapes", "_changed", "_root_rot_changed", "_root_pos_changed", "_world", "_prev")
+                 "_shapes", "_changed", "_root_rot_changed", "_root_pos_changed", "_world", "_prev", "_key")
 
-    def __init__(self, avatar: Avatar, local: dict[str, np.ndarray], root_pos, root_rot):
+    def __init__(self, avatar: Avatar, local: dict[str, np.ndarray], root_pos, root_rot,
+                 key: bytes | None = None):
+        """``key``: optional bytes that identify ``local`` exactly (e.g. the packed Euler angles
+        they were made from): the first world then reuses the rotations of an earlier pose with
+        the same key and root rotation (only the positions are summed again)."""
+        self._key = None if key is None else (id(avatar), key, np.asarray(root_rot, dtype=float).tobytes())
         self.avatar = avatar
         self.local = dict(local)
         self.root_pos = np.asarray(root_pos, dtype=float)
@@ -417,6 +443,7 @@ class PoseFK:
 
     def set_local(self, bone: str, matrix: np.ndarray) -> None:
         """Set a bone's local rotation (3×3; not copied, must not be mutated afterwards)."""
+        self._key = None
         self.local[bone] = matrix
         self._changed.add(bone)
         self._world = None
@@ -427,6 +454,7 @@ class PoseFK:
             self.root_pos = root_pos
             self._root_pos_changed = True
         if root_rot is not None:
+            self._key = None
             self.root_rot = root_rot
             self._root_rot_changed = True
         self._world = None
@@ -436,8 +464,14 @@ class PoseFK:
         w = self._world
         if w is not None:
             return w
-        key = (frozenset(self._changed), self._root_rot_changed, self._root_pos_changed)
         prep = self._prep
+        state = None
+        if self._key is not None:   # the first world of a pose seen before: its rotations again
+            state = _STATES.get(self._key)
+            if state is not None:
+                self._rot, self._step, self._shapes = dict(state[0]), dict(state[1]), dict(state[2])
+                self._root_rot_changed = False
+        key = (frozenset(self._changed), self._root_rot_changed, self._root_pos_changed)
         plan = prep.plans.get(key)
         if plan is None:
             plan = prep.plans[key] = _Plan(prep, self.avatar, *key)
@@ -459,6 +493,12 @@ class PoseFK:
                 px, py, pz = root_t if p is None else pos[p]
                 sx, sy, sz = step[b]
                 pos[b] = (px + sx, py + sy, pz + sz)
+        if self._key is not None:
+            if state is None:
+                if len(_STATES) >= 256:
+                    _STATES.pop(next(iter(_STATES)))
+                _STATES[self._key] = (dict(rot), dict(step), dict(shapes))
+            self._key = None
         self._changed.clear()
         self._root_rot_changed = self._root_pos_changed = False
         pos_c, shapes_c = dict(pos), dict(shapes)

@@ -33,7 +33,7 @@ from posecode_ssg.language.rom import rom_box as _rom_box_uncached
 from posecode_ssg.language.vocabulary import BACK_BONES, BONES, EFFECTOR_BONE, FLOOR, expand_ground_lock
 
 from .collide import resolve_self_collision, self_collision_depth
-from .fk import PoseFK, World, _local_matrix, forward_kinematics, subtree
+from .fk import PoseFK, World, _local_matrix, euler_key, forward_kinematics, subtree
 from .rig import DIGITS, HAND_STATES, PARENT, PROP_GEOMETRY, SOLVER, START_POSES_TABLE, Avatar, anchor_position, avatar
 from .rotation import axis_angle_matrix, cross3, euler_to_matrix, matrix_to_euler, norm3, rot_y
 
@@ -131,7 +131,8 @@ class _Pose:
         self.av = av
         self.euler = {b: tuple(float(c) for c in e) for b, e in euler.items()}
         self._fk = PoseFK(av, {b: _local_matrix(e) for b, e in self.euler.items()},
-                          np.asarray(root_pos, float).copy(), np.asarray(root_rot, float).copy())
+                          np.asarray(root_pos, float).copy(), np.asarray(root_rot, float).copy(),
+                          key=euler_key(self.euler))
         self.local = self._fk.local
 
     @property

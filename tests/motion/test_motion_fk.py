@@ -155,3 +155,33 @@ def test_float_lowest_points_and_landmarks_equal_the_array_computation(avatar_id
             assert np.array_equal(fast.pos[b], pos[b]), b
         for name in marks:
             assert np.array_equal(fast.landmarks[name], marks[name]), name
+
+
+def test_a_pose_met_again_reuses_its_rotations_and_stays_exact():
+    """PoseFK with a ``key`` (the packed Euler angles) reuses the rotations of an earlier pose
+    with the same key and root rotation: at another root position, after a joint change made
+    before the first world (the key no longer applies) and with another root rotation, each
+    world still equals a from-scratch computation exactly."""
+    from posecode_ssg.motion.fk import PoseFK, euler_key
+
+    av = avatar("avatar2")
+    rng = np.random.default_rng(5)
+    euler = {b: tuple(rng.uniform(-50, 50, 3)) for b in BONES}
+    local = {b: euler_to_matrix(e) for b, e in euler.items()}
+    key = euler_key(euler)
+    assert key is not None and euler_key({"pelvis": (0.0, 0.0, 0.0)}) is None
+    first = PoseFK(av, local, np.array([0.0, 0.9, 0.0]), rot_y(10), key=key).world()
+    first.lowest_by_bone()
+    for root_pos, root_rot, change in (([0.3, 0.7, -0.2], rot_y(10), None), ([0.0, 1.0, 0.0], rot_y(10), "knee_left"),
+                                       ([0.0, 1.0, 0.0], rot_y(40), None)):
+        fk = PoseFK(av, local, np.array(root_pos), root_rot, key=key)
+        mats = dict(local)
+        if change:
+            mats[change] = euler_to_matrix((35.0, 0.0, 0.0))
+            fk.set_local(change, mats[change])
+        w = fk.world()
+        full = direct(av, {b: (35.0, 0.0, 0.0) if b == change else e for b, e in euler.items()}, np.array(root_pos), root_rot)
+        for b in BONES:
+            assert np.array_equal(w.pos[b], full[0][b]) and np.array_equal(w.rot[b], full[1][b]), (change, b)
+        for name, value in full[2].items():
+            assert np.array_equal(w.landmarks[name], value), name
