@@ -36,7 +36,6 @@ KNOWN_FAILING: dict[str, str] = {
     "box-step-taps.posecode": "standing foot lifts 9.8 mm as the tapping foot comes down (floor reach below the floor lifts the body)",
     "box-step.posecode": "stance foot slides 14.8 mm late in a step; ankle velocity jump at 'Right foot back'",
     "grapevine.posecode": "stance foot slides up to 48 mm and its toe lifts 48 mm while the other leg crosses",
-    "mountain-climber.posecode": "free knee driven through the floor lifts the body off the planted feet (drift ~0.6 m in 'Out')",
     "pirouette.posecode": "impossible as written (lines 5, 15, 28, diagnosed); still a 0.8 rad/s ankle jump and lifts at the seam",
     "step-up.posecode": "knee velocity jump where the foot leaves the box top ('Off the box', both locked feet off the floor: kinematic-ground-lock-lifted); a C1 release makes the shin-overhang sample of a foot still on the box top read as penetration",
     "tendu.posecode": "supporting foot lifts 22 mm as the working foot closes (floor clamp lifts the body)",
@@ -49,7 +48,6 @@ KNOWN_FAILING: dict[str, str] = {
     "props/box-step-up.md": "pin 9.6 mm ('Lower the left foot'); knee jump where the right foot leaves the box ('Step down')",
     "props/wall-leg-swings.md": "forearm + hand sample 57 mm into the wall as the hand leaves it (the eval's hand continues the forearm; a palm on a wall is bent at the wrist)",
     "rehab/bird-dog.md": "toe of the kneeling side's foot lifts 9.4 mm while the opposite arm and leg reach",
-    "strength/reverse-lunge.md": "the lunge's back knee/foot lifts the body: front foot carried 0.87 m",
 }
 
 

@@ -124,11 +124,12 @@ def check_loop(doc: dict, samples: list[dict], *, solver: dict) -> dict[str, tup
         tx, tz = s["frame"]["travel"]
         if seg != last_seg:
             # a hold begins with the segment: the foot is locked, on the floor, and was part of
-            # the previous phase's support (its locks and pins; both feet after a phase without
-            # contacts), as solvers/plan.js plans it
+            # the previous phase's support (its locks, pins and floor reaches; both feet after a
+            # phase without contacts), as solvers/plan.js plans it
             prev = phases[seg - 1] if 1 <= seg <= len(phases) else {}
             if prev.get("gl") or prev.get("pin") or prev.get("grip"):
-                support = set(prev.get("gl") or []) | {e for e, _a in prev.get("pin") or []}
+                support = set(prev.get("gl") or []) | {e for e, _a in prev.get("pin") or []} | \
+                    {e for e, a in prev.get("reach") or [] if a == "floor"}
             else:
                 support = {"foot_left", "foot_right"}
             holds = {side: {} for side in feet if f"foot_{side}" in support}
@@ -193,9 +194,10 @@ KNOWN = {
     # standing knee; kinematic-foot-flat at lines 5, 15, 28): the self-collision push of the free
     # leg and the floor clamp raise the standing foot 5-7 mm early in "Prep - plié" after the seam
     "pirouette": {"jump", "lift"},
-    # plank on the hands and one foot: the swinging knee reaches below the floor and the floor
-    # clamp lifts the whole body off the locked toes (a free leg is not yet kept above the floor)
-    "mountain-climber": {"drift", "lift", "jump"},
+    # plank on the hands and one foot: the knee driven in passes ~6 cm under the floor below the
+    # hip (impossible in the sagittal plane); the hip abducts so it goes round the outside
+    # (root.js swing clearance), a quick outward swing of the knee that reads as a jump
+    "mountain-climber": {"jump"},
     # prone, pelvis pinned: the arms sweep from overhead to the sides through the floor between
     # the keyframes (shoulders flex 140 → 0) and the floor clamp lifts the pinned pelvis (up to
     # 0.5 m mid-phase; a free arm is not yet kept above the floor)

@@ -365,12 +365,23 @@ def held_contacts(ctx: Context) -> dict[str, dict[str, np.ndarray]]:
     measured (its contact is a surface, not a point)."""
     out: dict[str, dict[str, np.ndarray]] = {}
     heights: dict[str, np.ndarray] = {}
+    # the contacts of the phase before each run (the loop's last phase before the first run when
+    # there is no wrap): a ground-locked foot that was none of them arrives during the run (a
+    # tucked foot returning to the floor) and is not held, as the solver holds it (plan.js,
+    # solve.py); None: every foot (the start, or after a phase with no lock, pin or grip)
+    prev = ctx.phase(len(ctx.phases) - 1 if not ctx.motion.get("wrap") else -1)
     for seg, a, b in ctx.runs:
         ph = ctx.phase(seg)
+        support = None if not (prev.get("gl") or prev.get("pin") or prev.get("grip")) else \
+            set(prev.get("gl", [])) | {e for e, _a in prev.get("pin", [])} | \
+            {e for e, anchor in prev.get("reach", []) if anchor == "floor"}
+        prev = ph
         locks = [c for c in ph.get("gl", []) if c != "back"]
         pins = [e for e, anchor in ph.get("pin", []) if anchor == "floor"]
         held_here = []
         for c in locks + pins:
+            if support is not None and c.startswith("foot_") and c not in pins and c not in support:
+                continue
             if c not in heights:
                 heights[c] = ctx.contact_height(c)
             h = heights[c]

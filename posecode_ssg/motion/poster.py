@@ -79,9 +79,10 @@ def _body_frame(world: World, turn: float, travel) -> dict[str, np.ndarray]:
     """Joint and landmark positions with the keyframe's turn and travel removed."""
     t = np.array([travel[0], 0.0, travel[1]])
     R = rot_y(-turn)
-    pts = {b: R @ (p - t) for b, p in world.pos.items()}
-    pts.update({n: R @ (p - t) for n, p in world.landmarks.items()})
-    return pts
+    names = [*world.pos, *world.landmarks]
+    P = np.array([world.pos[b] for b in world.pos] + [world.landmarks[n] for n in world.landmarks])
+    # one stacked product (R broadcast over the points: the bits of R @ (p - t) for each point)
+    return dict(zip(names, np.matmul(R, (P - t)[:, :, None])[:, :, 0]))
 
 
 def _frames(program):

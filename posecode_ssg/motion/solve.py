@@ -497,45 +497,97 @@ def _stance_hold(pose: _Pose, side: str, footprint: tuple[np.ndarray, np.ndarray
     pose.move((float(e[0]), 0.0, float(e[2])))
 
 
-def _clear_free_limbs(pose: _Pose, kf, reached: bool = False) -> None:
-    """Swing clearance: while the body rests on a ground-locked or floor-pinned contact, a foot
-    with no contact of its own this phase (no lock, pin or reach of the foot or knee) whose toe
-    the pose pushes through the floor is turned up at the ankle — the rotation about the ankle's
-    hinge axis that raises the toe by the depth, solved as A cos θ + B sin θ = C, the root nearest
-    zero, clamped to the ankle's box — not lifted by the floor clamp raising the body off its
-    support. A foot standing on its heel (toes up) is a support: the body rises over it. With
-    ``reached``, the same for each foot that reaches for the floor (neither locked nor pinned),
-    after the reaches: a brushing foot (tendu, a tap coming down) is kept out of the floor by its
-    own ankle instead of lifting the standing foot. Same rule in runtime/solvers/root.js
+def _hinge_up(pose: _Pose, joint: str, point: np.ndarray, dy: float, ax: int = 0, wide_first: bool | None = None) -> None:
+    """Turn ``joint`` (hip, knee or ankle) about one of its Euler axes — ``ax`` 0: its x, about the
+    parent's X axis (knee, ankle); 2: its z, about its own Z axis after x and y (hip abduction) —
+    so that the world ``point`` (moving with it) rises by ``dy`` (m): with r = point − joint split
+    about that axis u, its height changes by A cos θ + B sin θ − A (A = r⊥·y, B = (u × r⊥)·y).
+    Of the two roots: the one the joint's ROM range (widened to its angle) keeps best, then with
+    ``wide_first`` (default: for z) the one toward the wider end of the range (a knee flexes; a hip
+    abducts, the knee going round the outside: the choice does not flip from frame to frame), then
+    the nearest zero; clamped to the range. Same steps in runtime/solvers/root.js ``hingeUp``."""
+    w = pose.world()
+    e = list(pose.euler[joint])
+    parent = w.rot[joint] @ pose.local[joint].T
+    u = parent @ (euler_to_matrix((e[0], e[1], 0.0)) @ np.array([0.0, 0.0, 1.0]) if ax else np.array([1.0, 0.0, 0.0]))
+    r = point - w.pos[joint]
+    rperp = r - u * float(u @ r)
+    A, B = float(rperp[1]), float(cross3(u, rperp)[1])
+    R = math.hypot(A, B)
+    if R < 1e-9:
+        return
+    phi, ac = math.atan2(B, A), math.acos(min(1.0, max(-1.0, (A + dy) / R)))
+    lo, hi = rom_box(joint)["xyz"[ax]]
+    wide = (lo + hi) if (ax > 0 if wide_first is None else wide_first) else 0.0
+    lo, hi = min(lo, e[ax]), max(hi, e[ax])
+    best = None
+    for t in (phi + ac, phi - ac):
+        d = math.degrees(math.atan2(math.sin(t), math.cos(t)))
+        c = min(max(e[ax] + d, lo), hi)
+        key = round(abs(e[ax] + d - c) * 1e6) * 1e3 + (360.0 if d * wide < 0 else 0.0) + abs(d)
+        if best is None or key < best[0]:
+            best = (key, c)
+    e[ax] = best[1]
+    pose.set_euler(joint, tuple(e))
+
+
+def _clear_free_limbs(pose: _Pose, kf, reached: bool = False, arriving: frozenset = frozenset()) -> None:
+    """Swing clearance: while the body rests on a ground-locked or floor-pinned contact, a leg
+    with no contact of its own this phase (no lock, pin or reach of the foot or knee), or whose
+    locked foot arrives from the air (``arriving``: sides), that the pose pushes through the floor
+    is lifted within its own chain, not by the floor clamp raising the body off its support: the
+    toe turns up at the ankle, what the ankle's range leaves the knee flexes away (the lowest of
+    toe, heel and ankle joint rises by the depth), and a knee still through the floor goes round
+    it, the hip abducting (:func:`_hinge_up`); ``clearanceIterations`` rounds. The floor is y = 0,
+    or the rest of the body's lowest point while a pin or the feet hold it below (the floor clamp
+    lifts the figure afterwards); the knee and hip leave it a graze of half ``plantTolerance``. A
+    foot on its heel is not turned at the ankle (that would drive the heel down): with its ankle
+    dorsiflexed it stands on the heel on purpose, a support the body rises over; else the knee
+    lifts it. With ``reached``, the same for each foot that reaches for the floor (neither
+    locked nor pinned), after the reaches: a brushing foot (tendu, a tap coming down) is kept out
+    of the floor instead of lifting the standing foot. Same rule in runtime/solvers/root.js
     ``clearFreeLimbs`` (plan.js ``swing``, ``reachSwing``)."""
     busy = {c.effector for c in list(kf.pins) + list(kf.reaches) + list(kf.grips)} | set(kf.ground_lock)
     floor_reach = {c.effector for c in kf.reaches if c.target == FLOOR}
     fixed = {c.effector for c in kf.pins} | set(kf.ground_lock)
+    sides = []
     for s in ("left", "right"):
         if reached != (f"foot_{s}" in floor_reach and f"foot_{s}" not in fixed):
             continue
-        if not reached and busy & {f"foot_{s}", f"knee_{s}"}:
+        if not reached and s not in arriving and busy & {f"foot_{s}", f"knee_{s}"}:
             continue
-        ankle = f"ankle_{s}"
+        sides.append(s)
+    if not sides:
+        return
+    legs = {f"{j}_{s}" for s in sides for j in ("knee", "ankle")}
+    fl = min([0.0] + [v for b, v in pose.world().lowest_by_bone().items() if b not in legs])
+    # the knee and hip leave the floor clamp a graze of half plantTolerance (a sole edge of a leg
+    # swinging out): flexing a knee over a flat foot first dips its toes
+    graze = fl - 0.5 * float(SOLVER["plantTolerance"])
+    for s in sides:
+        ankle, knee = f"ankle_{s}", f"knee_{s}"
         for _ in range(int(SOLVER["clearanceIterations"])):
             w = pose.world()
-            low = w.lowest(subtree(ankle))
+            low = w.lowest_by_bone((ankle, knee))
             heel, toe = w.landmarks[f"heel_{s}"], w.landmarks[f"toe_{s}"]
-            if low >= -1e-4 or heel[1] <= toe[1]:
+            if min(low[ankle], low[knee]) >= fl - 1e-4:
                 break
-            u = w.rot[f"knee_{s}"] @ np.array([1.0, 0.0, 0.0])
-            r = toe - w.pos[ankle]
-            rpar = u * float(u @ r)
-            rperp = r - rpar
-            A, B = float(rperp[1]), float(cross3(u, rperp)[1])
-            C = float(toe[1] - low - w.pos[ankle][1] - rpar[1])
-            R = math.hypot(A, B)
-            if R < 1e-9:
-                break
-            phi, ac = math.atan2(B, A), math.acos(min(1.0, max(-1.0, C / R)))
-            th = min((math.atan2(math.sin(t), math.cos(t)) for t in (phi + ac, phi - ac)), key=abs)
-            e = pose.euler[ankle]
-            pose.set_euler(ankle, _clamp_box(ankle, (e[0] + math.degrees(th), e[1], e[2]), e))
+            if heel[1] <= toe[1]:
+                # on its heel: turning the toes up would drive the heel down; with the ankle
+                # flexed (toes up on purpose) it is a support the body rises over, else the knee lifts it
+                if pose.euler[ankle][0] < 0:
+                    break
+            else:
+                _hinge_up(pose, ankle, toe, fl - low[ankle])
+            w = pose.world()
+            low = w.lowest_by_bone((ankle, knee))
+            if low[ankle] < graze:
+                heel, toe, joint = w.landmarks[f"heel_{s}"], w.landmarks[f"toe_{s}"], w.pos[ankle]
+                p = toe if toe[1] < heel[1] else heel
+                _hinge_up(pose, knee, (p if p[1] < joint[1] else joint).copy(), graze - low[ankle], 0, True)
+                low = pose.world().lowest_by_bone((ankle, knee))
+            if low[knee] < graze:
+                _hinge_up(pose, f"hip_{s}", pose.world().pos[knee].copy(), graze - low[knee], 2)
 
 
 def _palm_down(pose: _Pose, side: str) -> None:
@@ -806,9 +858,12 @@ def _ground_lock(pose: _Pose, locks: tuple[str, ...], anchors: dict[str, np.ndar
     if not feet:
         return   # hands / forearms only: the floor clamp does the rest (KR §6.3)
 
+    # the held feet when there are some (a foot arriving from the air does not carry the body)
+    carry = [s for s in feet if f"foot_{s}" in anchors] or feet
+
     def drop_feet():
         low = pose.world().lowest_by_bone(_ANKLES)
-        pose.move((0.0, -min(low[f"ankle_{s}"] for s in feet), 0.0))
+        pose.move((0.0, -min(low[f"ankle_{s}"] for s in carry), 0.0))
 
     planted: list[str] = []
     held: list[tuple[str, float, float]] = []
@@ -878,7 +933,7 @@ def _ground_lock(pose: _Pose, locks: tuple[str, ...], anchors: dict[str, np.ndar
                 w = pose.world()
                 # about the feet's floor contacts (the toes of feet on their toes): the turn keeps
                 # them in place
-                pivot = np.mean([_hold_point(w, s)[0] for s in feet], axis=0)
+                pivot = np.mean([_hold_point(w, s)[0] for s in carry], axis=0)
                 pose.rotate_root_about(yaw_axis, 0.01, pivot)
                 d = (err() - e0) / 0.01
                 pose.rotate_root_about(yaw_axis, -0.01, pivot)
@@ -888,9 +943,6 @@ def _ground_lock(pose: _Pose, locks: tuple[str, ...], anchors: dict[str, np.ndar
                 step = float(np.clip(-e0 / d, -lim, lim))
                 pose.rotate_root_about(yaw_axis, step, pivot)
             _hold_uppers(pose, uppers, anchors)
-        low = pose.world().lowest()
-        if low < 0:
-            pose.move((0.0, -low, 0.0))
     result.planted.update({f"foot_{s}": pose.world().landmarks[f"sole_{s}"].copy() for s in planted})
 
 
@@ -986,6 +1038,8 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
                 d = rot_y(kf.turn - prev_turn) @ d   # the heading turns with the body (a pivot too)
                 a[1] = 0.0
                 anchors[f"foot_{s}"] = (a, d)
+        # a locked foot not on the floor when the phase began arrives from the air: free until it lands
+        arriving = frozenset(s for s in ("left", "right") if f"foot_{s}" in kf.ground_lock and f"foot_{s}" not in anchors)
         # hands and forearms held where they were on the floor when the phase began (the palm;
         # the elbow joint), carried like a stance of feet (runtime/solvers/hands.js ``planUpper``)
         for c in kf.ground_lock:
@@ -1048,7 +1102,7 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
             for c, a in pin_targets:
                 s = _side(c.effector)
                 _two_bone(pose, f"hip_{s}", f"knee_{s}", f"ankle_{s}", a)
-            _clear_free_limbs(pose, kf)
+            _clear_free_limbs(pose, kf, arriving=arriving)
         elif pin_targets:
             deltas = []
             for c, a in pin_targets:
@@ -1079,7 +1133,7 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
         prev_pins = {(c.effector, c.target): a for c, a in pin_targets if c.target == FLOOR}
         prev_prints = prints
         if kf.ground_lock or any(c.target == FLOOR for c, _a in pin_targets):
-            _clear_free_limbs(pose, kf)
+            _clear_free_limbs(pose, kf, arriving=arriving)
 
         # grips (KR §9.2): translate by the mean (anchor − wrist) over the hands that already
         # held their bar at the previous phase end (the body hangs from them while another hand
@@ -1188,7 +1242,9 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
         prev_world, prev_turn, prev_travel = w, kf.turn, kf.travel
         prev_grips = {(c.effector, c.target) for c in kf.grips}
         if kf.ground_lock or kf.pins or kf.grips:
-            prev_support = set(kf.ground_lock) | {c.effector for c in kf.pins}
+            # its locks and pins, and the feet it reached to the floor (secondary contacts, spec §5)
+            prev_support = set(kf.ground_lock) | {c.effector for c in kf.pins} | \
+                {c.effector for c in kf.reaches if c.target == FLOOR}
         else:
             prev_support = {"foot_left", "foot_right"}
 

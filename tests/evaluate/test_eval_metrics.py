@@ -383,3 +383,24 @@ def test_pivot_drift_lets_a_foot_turn_about_its_sole_but_not_slide():
     assert pivot_drift(heel, toe)[-1] == pytest.approx(10.0, abs=1e-6)
     off = pivot_drift(*track((-0.1, -0.2)))          # turning about a point 16 cm behind the heel
     assert off[-1] == pytest.approx(2 * 157.5, rel=0.01)   # the nearest sole point (heel) sweeps 2 × 157.5 mm
+
+
+@pytest.mark.parametrize("reached, measured", [(False, False), (True, True)])
+def test_a_locked_foot_that_was_no_contact_before_arrives_and_is_not_held(reached, measured):
+    # mountain-climber: the tucked right foot touches the floor at the end of "Knee in" (no contact
+    # of its own there) and returns 0.3 m to the plank under "ground-lock: foot_right" — it
+    # arrives during "Switch"; a foot that reached the floor in the phase before is a contact and held
+    before = {"name": "Knee in", "d": 0.5, "gl": ["foot_left"]}
+    if reached:
+        before["reach"] = [["foot_right", "floor"]]
+    mot = motion([before, {"name": "Switch", "d": 0.5, "gl": ["foot_right"]}], wrap=0.5)
+    s = samples(mot)
+    delta = np.zeros((len(s.t), 3))
+    delta[:, 2] = -np.clip((s.t - 0.5) / 0.5, 0.0, 1.0) * 0.3    # back 30 cm through "Switch"
+    move_foot(s, "right", delta, (s.t >= 0.5) & (s.t < 1.0))
+    res = evaluate_samples(s, mot, RIG)
+    bad = [v for v in failing(res, "drift") if v.subject == "foot_right"]
+    assert bool(bad) is measured
+    if measured:
+        last = float(s.t[s.t < 1.0][-1])   # the last sample of "Switch"
+        assert bad[0].value == pytest.approx(300.0 * (last - 0.5) / 0.5, abs=0.5)

@@ -154,7 +154,8 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
   // previous support
   let support;
   if (prevPhase && ((prevPhase.gl || []).length || (prevPhase.pin || []).length || (prevPhase.grip || []).length)) {
-    support = new Set([...(prevPhase.gl || []), ...(prevPhase.pin || []).map(([e]) => e)]);
+    // its locks and pins, and the feet it reached to the floor (secondary contacts, spec §5)
+    support = new Set([...(prevPhase.gl || []), ...[...(prevPhase.pin || []), ...(prevPhase.reach || []).filter(([, a]) => a === "floor")].map(([e]) => e)]);
   } else support = new Set(["foot_left", "foot_right"]);
   const gl = phase.gl || [];
   const feet = SIDES.filter((s) => gl.includes(`foot_${s}`));
@@ -236,7 +237,9 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
     const floorReach = new Set((phase.reach || []).filter(([, a]) => a === "floor").map(([e]) => e));
     for (const s of SIDES) {
       const reached = floorReach.has(`foot_${s}`) && !gl.includes(`foot_${s}`) && !(phase.pin || []).some(([e]) => e === `foot_${s}`);
-      if (!reached && (busy.has(`foot_${s}`) || busy.has(`knee_${s}`))) continue;
+      // a locked foot not on the floor when the phase began (arriving from the air) is free until it lands
+      const arriving = gl.includes(`foot_${s}`) && !plan.lockHeld[feet.indexOf(s)];
+      if (!reached && !arriving && (busy.has(`foot_${s}`) || busy.has(`knee_${s}`))) continue;
       (reached ? plan.reachSwing : plan.swing).push({ side: s === "left" ? 0 : 1, ankle: sk.index.get(`ankle_${s}`), knee: sk.index.get(`knee_${s}`),
         heel: sk.landmarkIndex.get(`heel_${s}`), toe: sk.landmarkIndex.get(`toe_${s}`),
         box: Float64Array.from(rig.rom[`ankle_${s}`].x) });

@@ -213,11 +213,17 @@ function pivotOnFeet(ctx) {
       if (Math.abs(e0) < solver.pivotTolerance) break;
       _pv.fill(0);
       // about the feet's floor contacts (the toes of feet on their toes), which the turn keeps in place
+      // (the held feet when there are some: one arriving from the air is carried)
+      const any = p.lockHeld.some((h) => h);
+      let nf = 0;
       for (let k = 0; k < p.lockAnkles.length; k++) {
+        if (!p.lockHeld[k] && any) continue;
         const L = sk.landmarkP, so = p.lockSole[k] * 3, to = p.lockToe[k] * 3;
         const m = holdMu(L, p.lockSole[k], p.lockToe[k], p.lockHeel[k], solver.plantTolerance);
-        for (let a = 0; a < 3; a++) _pv[a] += (L[so + a] + m * (L[to + a] - L[so + a])) / p.lockAnkles.length;
+        for (let a = 0; a < 3; a++) _pv[a] += L[so + a] + m * (L[to + a] - L[so + a]);
+        nf++;
       }
+      for (let a = 0; a < 3; a++) _pv[a] /= nf;
       rotateRootAbout(ctx, _ax, 0.01, _pv);
       const d = (upperGap(ctx) - e0) / 0.01;
       rotateRootAbout(ctx, _ax, -0.01, _pv);
@@ -227,15 +233,15 @@ function pivotOnFeet(ctx) {
     }
     holdUppers(ctx);
   }
-  const low = sk.measureLowest();
-  if (low < 0) sk.translate(0, -low, 0);
 }
 
 /** Drop the locked feet onto the floor (lowest foot point at y = 0); returns the old height. */
 function dropFeet(sk, p) {
   sk.measureLowest();
   let low = Infinity;
-  for (let k = 0; k < p.lockFeet.length; k++) if (sk.lowestByBone[p.lockAnkles[k]] < low) low = sk.lowestByBone[p.lockAnkles[k]];
+  // the held feet when there are some (a foot arriving from the air does not carry the body)
+  const any = p.lockHeld.some((h) => h);
+  for (let k = 0; k < p.lockFeet.length; k++) if ((p.lockHeld[k] || !any) && sk.lowestByBone[p.lockAnkles[k]] < low) low = sk.lowestByBone[p.lockAnkles[k]];
   sk.translate(0, -low, 0);
   for (let k = 0; k < p.lockFeet.length; k++) sk.lowestByBone[p.lockAnkles[k]] -= low;
   return 0;
@@ -321,38 +327,79 @@ function stance(ctx, pins) {
 }
 
 /**
+ * Turn joint `j` about one of its Euler axes — `ax` 0: its x, about the parent's X axis (knee,
+ * ankle); 2: its z, about its own Z axis after x and y (hip abduction) — so that the world point
+ * at `o` of `V` rises by `dy` (m): with r = point − joint split about that axis u, the height
+ * changes by A cos θ + B sin θ − A (A = r⊥·y, B = (u × r⊥)·y). Of the two roots: the one the
+ * joint's rig.json `rom` range (widened to its angle) keeps best, then with `wideFirst` the one
+ * toward the wider end of the range (a knee flexes; a hip abducts, the knee going round the
+ * outside: the choice does not flip from frame to frame), then the nearest zero;
+ * clamped to the range (solve.py `_hinge_up`).
+ */
+function hingeUp(ctx, j, V, o, dy, ax = 0, wideFirst = ax > 0) {
+  const sk = ctx.skeleton, P = sk.worldP, q = ctx.localQ, a = j * 3, qo = j * 4, rom = ctx.rig.rom[sk.boneIds[j]], e = _he, U = _hq;
+  jointAngles(q, qo, rom, e, 0);
+  if (ax) { fromEulerXYZ(U, 0, e[0], e[1], 0); mul(U, 0, sk.worldQ, sk.parent[j] * 4, U, 0); } else U.set(sk.worldQ.subarray(sk.parent[j] * 4, sk.parent[j] * 4 + 4));
+  const x = U[0], y = U[1], z = U[2], w = U[3];
+  const ux = ax ? 2 * (x * z + w * y) : 1 - 2 * (y * y + z * z), uy = ax ? 2 * (y * z - w * x) : 2 * (x * y + w * z), uz = ax ? 1 - 2 * (x * x + y * y) : 2 * (x * z - w * y);
+  const rx = V[o] - P[a], ry = V[o + 1] - P[a + 1], rz = V[o + 2] - P[a + 2];
+  const ru = rx * ux + ry * uy + rz * uz;
+  const px = rx - ux * ru, py = ry - uy * ru, pz = rz - uz * ru;
+  const A = py, B = uz * px - ux * pz, R = Math.hypot(A, B);
+  if (R < 1e-9) return;
+  const phi = Math.atan2(B, A), ac = Math.acos(Math.min(1, Math.max(-1, (py + dy) / R)));
+  const r = ax ? rom.z : rom.x, x0 = e[ax], lo = Math.min(r[0], x0), hi = Math.max(r[1], x0), wide = wideFirst ? r[0] + r[1] : 0;
+  let best = x0, key = Infinity;
+  for (let i = 0; i < 2; i++) {
+    const d = Math.atan2(Math.sin(phi + (i ? -ac : ac)), Math.cos(phi + (i ? -ac : ac))) * DEG;
+    const c = Math.min(Math.max(x0 + d, lo), hi);
+    const k = Math.round(Math.abs(x0 + d - c) * 1e6) * 1e3 + (d * wide < 0 ? 360 : 0) + Math.abs(d);
+    if (k < key) { key = k; best = c; }
+  }
+  e[ax] = best;
+  fromEulerXYZ(q, qo, e[0], e[1], e[2]);
+  sk.forward(q);
+}
+const _he = new Float64Array(3), _hq = new Float64Array(4);
+
+/**
  * Swing clearance (solve.py `_clear_free_limbs`): while the body rests on a ground-locked or
- * floor-pinned contact, a foot with no contact of its own this phase whose toe the pose pushes
- * through the floor is turned up at the ankle — the rotation θ about the ankle's hinge axis u
- * (the knee's world X) that raises the toe by the depth: with r = toe − ankle split about u,
- * A cos θ + B sin θ = C (A = r⊥·y, B = (u × r⊥)·y), the root nearest zero, clamped to the
- * ankle's box; at most `solver.clearanceIterations` times. A foot standing on its heel (toes up)
- * is a support: the floor clamp raises the body over it.
+ * floor-pinned contact, a leg with no contact of its own this phase (or whose locked foot arrives
+ * from the air) that the pose pushes through the floor is lifted within its own chain, not by the
+ * floor clamp raising the body off its support: the toe turns up at the ankle; what the ankle's
+ * range leaves, the knee flexes away (the lowest of toe, heel and ankle joint rises by the depth);
+ * a knee still through the floor goes round it, the hip abducting ({@link hingeUp}); at most
+ * `solver.clearanceIterations` rounds. A foot on its heel is not turned at the ankle (that
+ * would drive the heel down): with its ankle dorsiflexed it stands on the heel on purpose, a
+ * support the floor clamp raises the body over; else the knee lifts it.
  */
 export function clearFreeLimbs(ctx, sw = ctx.plan.swing) {
-  const sk = ctx.skeleton, P = sk.worldP, L = sk.landmarkP, W = sk.worldQ, q = ctx.localQ, lb = sk.lowestByBone;
+  const sk = ctx.skeleton, P = sk.worldP, L = sk.landmarkP, lb = sk.lowestByBone, q = ctx.localQ;
+  // the floor the legs are kept above: y = 0, or the rest of the body's lowest point while a pin
+  // or the feet have it below (the floor clamp lifts the whole figure afterwards)
+  let fl = 0;
+  sk.measureLowest();
+  for (let b = 0; b < sk.boneCount; b++) if (lb[b] < fl && !sw.some((f) => f.knee === b || f.ankle === b)) fl = lb[b];
+  // the knee and hip leave the floor clamp a graze of half `plantTolerance` (a sole edge of a leg
+  // swinging out): flexing a knee over a flat foot first dips its toes
+  const graze = fl - 0.5 * ctx.rig.solver.plantTolerance;
   for (let i = 0; i < sw.length; i++) {
-    const f = sw[i], a = f.ankle * 3, o = f.ankle * 4, k4 = f.knee * 4, h = f.heel * 3, t = f.toe * 3;
+    const f = sw[i], a = f.ankle * 3, h = f.heel * 3, t = f.toe * 3;
     for (let it = 0; it < ctx.rig.solver.clearanceIterations; it++) {
       sk.measureLowest();
-      const low = lb[f.ankle];
-      if (!(low < -1e-4) || L[h + 1] <= L[t + 1]) break;
-      const x = W[k4], y = W[k4 + 1], z = W[k4 + 2], w = W[k4 + 3];
-      const ux = 1 - 2 * (y * y + z * z), uy = 2 * (x * y + w * z), uz = 2 * (x * z - w * y);
-      const rx = L[t] - P[a], ry = L[t + 1] - P[a + 1], rz = L[t + 2] - P[a + 2];
-      const ru = rx * ux + ry * uy + rz * uz;
-      const px = rx - ux * ru, py = ry - uy * ru, pz = rz - uz * ru;
-      const A = py, B = uz * px - ux * pz, C = L[t + 1] - low - P[a + 1] - uy * ru;
-      const R = Math.hypot(A, B);
-      if (R < 1e-9) break;
-      const phi = Math.atan2(B, A), ac = Math.acos(Math.min(1, Math.max(-1, C / R)));
-      let t1 = phi + ac, t2 = phi - ac;
-      t1 = Math.atan2(Math.sin(t1), Math.cos(t1)); t2 = Math.atan2(Math.sin(t2), Math.cos(t2));
-      const th = Math.abs(t1) <= Math.abs(t2) ? t1 : t2;
-      const x0 = 2 * Math.atan2(q[o], q[o + 3]) * DEG;
-      const xv = Math.min(Math.max(x0 + th * DEG, Math.min(f.box[0], x0)), Math.max(f.box[1], x0)) / DEG;
-      q[o] = Math.sin(0.5 * xv); q[o + 1] = 0; q[o + 2] = 0; q[o + 3] = Math.cos(0.5 * xv);
-      sk.forward(q);
+      if (!(Math.min(lb[f.ankle], lb[f.knee]) < fl - 1e-4)) break;
+      if (L[h + 1] <= L[t + 1]) {
+        // on its heel: turning the toes up would drive the heel down; with the ankle flexed
+        // (toes up on purpose) it is a support and the body rises over it, else the knee lifts it
+        if (q[f.ankle * 4] < 0) break;
+      } else hingeUp(ctx, f.ankle, L, t, fl - lb[f.ankle]);
+      sk.measureLowest();
+      if (lb[f.ankle] < graze) {
+        const lowest = L[t + 1] < L[h + 1] ? (L[t + 1] < P[a + 1] ? t : -1) : (L[h + 1] < P[a + 1] ? h : -1);
+        hingeUp(ctx, f.knee, lowest < 0 ? P : L, lowest < 0 ? a : lowest, graze - lb[f.ankle], 0, true);
+        sk.measureLowest();
+      }
+      if (lb[f.knee] < graze) hingeUp(ctx, sk.parent[f.knee], P, f.knee * 3, graze - lb[f.knee], 2);
     }
   }
 }

@@ -1,0 +1,60 @@
+"""A free leg the authored angles drive through the floor is lifted within its own chain (issue 5:
+the reference lifts the whole body off its supports, a planted foot drifting 0.6 m in
+mountain-climber): the keyframe solve keeps the supports where they are and the leg clear of the
+floor (solve.py ``_clear_free_limbs``, ``_hinge_up``; runtime/solvers/root.js ``clearFreeLimbs``)."""
+
+from __future__ import annotations
+
+import math
+
+from posecode_ssg.motion.rig import SOLVER
+from posecode_ssg.motion.solve import solve_keyframes
+
+from helpers_motion import compile_source
+
+# plank on the hands and the left toes; the right thigh turned to hang straight under the hip:
+# its knee would be ~6 cm under the floor
+KNEE_UNDER = """
+    posecode exercise "Knee under the hip"
+      rig humanoid
+      pose start = plank
+      step "Knee under" 0.5s settle:
+        hip_right: flex 72
+        knee_right: flex 90
+        ground-lock: hands, foot_left
+"""
+
+# standing on the left foot; the right leg swung back and straight: its foot would be under the floor
+LEG_BACK = """
+    posecode exercise "Leg back"
+      rig humanoid
+      pose start = standing
+      step "Sink" 1s settle:
+        hip_left: flex 40
+        knee_left: flex 50
+        ground-lock: foot_left
+"""
+
+
+def test_a_knee_driven_under_the_floor_goes_round_it_and_the_supports_stay():
+    sol = solve_keyframes(compile_source(KNEE_UNDER))
+    base, w = sol.base, sol.phases[0].world
+    tol = float(SOLVER["plantTolerance"])
+    # the locked toes stay where they were and on the floor (the floor clamp lifted them ~6 cm)
+    d = w.landmarks["toe_left"] - base.landmarks["toe_left"]
+    assert math.hypot(d[0], d[2]) <= tol and abs(float(w.landmarks["toe_left"][1])) <= tol
+    # the right leg is out of the floor, its knee gone round the outside (the hip abducts)
+    low = w.lowest_by_bone(("knee_right", "ankle_right"))
+    assert min(low.values()) >= -0.5 * tol - 1e-4
+    assert w.pos["knee_right"][0] < w.pos["hip_right"][0] - 0.1
+
+
+def test_a_free_foot_under_the_floor_is_lifted_by_its_knee_not_the_body():
+    sol = solve_keyframes(compile_source(LEG_BACK))
+    w = sol.phases[0].world
+    tol = float(SOLVER["plantTolerance"])
+    # the standing foot stays flat on the floor: the straight right leg would have stood the body
+    # on it, ~7 cm up
+    assert max(abs(float(w.landmarks["heel_left"][1])), abs(float(w.landmarks["toe_left"][1]))) <= tol
+    assert w.lowest_by_bone(("ankle_right",))["ankle_right"] >= -0.5 * tol - 1e-4
+    assert sol.phases[0].euler["knee_right"][0] > 10.0   # the knee flexed to lift it
