@@ -49,16 +49,6 @@ class _Prepared:
         self.segments_of = {b: tuple((a, c, m, r0, r1) for a, c, m, o, r0, r1 in self.segments if o == b)
                             for b in BONES}
         self.volumes_of = {b: tuple((off, rs) for v, off, rs in self.volumes if v == b) for b in BONES}
-        # the bones whose joint position or rotation a bone's lowest mesh point reads
-        deps: dict[str, set[str]] = {b: set() for b in BONES}
-        for a, _b, _m, owner, _r0, _r1 in self.segments:
-            deps[owner] |= {a, owner}
-        for bone, _off, _rs in self.volumes:
-            deps[bone].add(bone)
-        for bone in ("ankle_left", "ankle_right"):
-            deps[bone].add(bone)
-        self.low_deps = {b: frozenset(d) for b, d in deps.items()}
-        self.marks_of = {b: tuple(n for n, (bb, _o) in self.landmark_index.items() if bb == b) for b in BONES}
         self.plans: dict[tuple, "_Plan"] = {}
 
 
@@ -118,8 +108,7 @@ class World:
     landmarks: Mapping[str, np.ndarray]
     root_pos: np.ndarray
     root_rot: np.ndarray
-    #: bone -> lowest mesh y already measured (filled by :meth:`lowest_by_bone`; a
-    #: :class:`PoseFK` world starts with the values its changes could not affect)
+    #: bone -> lowest mesh y already measured (filled by :meth:`lowest_by_bone`)
     low_cache: dict[str, float] = field(default_factory=dict, init=False, repr=False, compare=False)
     #: results of pure functions of this world (e.g. collide.obstacles), by key
     memo: dict = field(default_factory=dict, init=False, repr=False, compare=False)
@@ -290,11 +279,7 @@ class _Positions(dict):
     """bone -> (3,) joint position array, each array made on first use from the float triple
     (most solver steps read a handful of joints of a world); behaves as the full dict."""
 
-    __slots__ = ("_t",)
-
-    def __init__(self, t: dict[str, tuple[float, float, float]]):
-        super().__init__()
-        self._t = t
+    __slots__ = ("_t",)   # bone -> (x, y, z) floats, set by the maker
 
     def __missing__(self, bone: str) -> np.ndarray:
         v = self[bone] = np.array(self._t[bone])
@@ -380,10 +365,9 @@ class _Landmarks(Mapping):
 class _Plan:
     """What one :meth:`PoseFK.world` call recomputes after a given set of changes, in canonical
     order: world rotations (``rot``: bone, parent), the parent-frame steps ``R_parent @ offset``
-    (``step``: bone, parent, offset) and joint positions (``pos``: bone, parent); ``keep_low`` /
-    ``keep_marks``: the lowest points and landmarks of the previous world that stay valid."""
+    (``step``: bone, parent, offset) and joint positions (``pos``: bone, parent)."""
 
-    __slots__ = ("rot", "step", "pos", "keep_low", "keep_marks")
+    __slots__ = ("rot", "step", "pos")
 
     def __init__(self, prep: _Prepared, av: Avatar, changed: frozenset, root_rot: bool, root_pos: bool):
         rot_dirty: set[str] = set()
@@ -399,9 +383,6 @@ class _Plan:
         self.rot = tuple((b, p) for b, p in _PARENTS if b in rot_dirty)
         self.step = tuple((b, p, prep.off[b]) for b, p in _PARENTS if b in step_dirty)
         self.pos = tuple((b, p) for b, p in _PARENTS if b in pos_dirty)
-        moved = rot_dirty | pos_dirty
-        self.keep_low = tuple(b for b in BONES if not prep.low_deps[b] & moved)
-        self.keep_marks = frozenset(n for n, (b, _o) in av.landmarks.items() if b not in moved)
 
 
 class PoseFK:
@@ -413,13 +394,15 @@ class PoseFK:
     gives for the current values — bit for bit: the same products in the same order — but
     recomputes only what changed since the previous call: the world rotations of the subtrees of
     changed joints, the parent-frame bone steps ``R_parent @ offset`` under them, and the joint
-    positions (a root translation recomputes positions only, sums of the kept steps). Lowest
-    points (:meth:`World.lowest_by_bone`) and landmarks of bones that did not move are carried
-    over from the previous world. Source of the recurrence: kinematics-reference §2.1 (identity
-    rest rotations, offsets in the parent frame)."""
+    positions (a root translation recomputes positions only, sums of the kept steps, on Python
+    floats). Each bone's rotation-dependent share of its landmarks and mesh extents
+    (:class:`_Shape`) is kept while its world rotation is unchanged, so lowest points
+    (:meth:`World.lowest_by_bone`) and landmarks after a root move are float sums. Source of the
+    recurrence: kinematics-reference §2.1 (identity rest rotations, offsets in the parent
+    frame)."""
 
     __slots__ = ("avatar", "local", "root_pos", "root_rot", "_prep", "_pos", "_rot", "_step",
-                 "_shapes", "_changed", "_root_rot_changed", "_root_pos_changed", "_world", "_prev", "_key")
+                 "_shapes", "_changed", "_root_rot_changed", "_root_pos_changed", "_world", "_key")
 
     def __init__(self, avatar: Avatar, local: dict[str, np.ndarray], root_pos, root_rot,
                  key: bytes | None = None):
@@ -439,7 +422,6 @@ class PoseFK:
         self._changed: set[str] = set()
         self._root_rot_changed = self._root_pos_changed = True
         self._world: World | None = None
-        self._prev: World | None = None
 
     def set_local(self, bone: str, matrix: np.ndarray) -> None:
         """Set a bone's local rotation (3×3; not copied, must not be mutated afterwards)."""
@@ -503,16 +485,9 @@ class PoseFK:
         self._root_rot_changed = self._root_pos_changed = False
         pos_c, shapes_c = dict(pos), dict(shapes)
         marks = _Landmarks(prep, pos_c, shapes_c)
-        w = World(self.avatar, _Positions(pos_c), dict(rot), marks, root_pos, root_rot)
+        positions = _Positions()
+        positions._t = pos_c
+        w = World(self.avatar, positions, dict(rot), marks, root_pos, root_rot)
         w.fk_data = (prep, pos_c, shapes_c)
-        prev = self._prev
-        if prev is not None:
-            old = prev.low_cache
-            if old:
-                w.low_cache.update((b, old[b]) for b in plan.keep_low if b in old)
-            done = prev.landmarks._done
-            if done:
-                keep = plan.keep_marks
-                marks._done.update((n, v) for n, v in done.items() if n in keep)
-        self._world = self._prev = w
+        self._world = w
         return w

@@ -54,7 +54,18 @@ def grounded_start_root(pose: str, avatar_id: str | None = None, euler=None) -> 
     built-in joint values (e.g. a composed start pose)."""
     if euler is None:
         return _builtin_grounded_root(pose, avatar_id).copy()
-    return _grounded(pose, avatar_id, euler)
+    key = (pose, avatar_id, euler_key(euler))
+    if key[2] is None:
+        return _grounded(pose, avatar_id, euler)
+    hit = _GROUNDED.get(key)
+    if hit is None:
+        if len(_GROUNDED) >= 256:
+            _GROUNDED.clear()
+        hit = _GROUNDED[key] = _grounded(pose, avatar_id, euler)
+    return hit.copy()
+
+
+_GROUNDED: dict[tuple, np.ndarray] = {}   # (pose, avatar, exact angles) -> grounded root
 
 
 def _grounded(pose: str, avatar_id: str | None, euler) -> np.ndarray:
@@ -134,6 +145,7 @@ class _Pose:
                           np.asarray(root_pos, float).copy(), np.asarray(root_rot, float).copy(),
                           key=euler_key(self.euler))
         self.local = self._fk.local
+        self.world = self._fk.world   # the method below, without a wrapper call
 
     @property
     def root_pos(self) -> np.ndarray:
