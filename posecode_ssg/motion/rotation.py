@@ -14,6 +14,7 @@ from expanding Rx·Ry·Rz (its element [0, 2] is sin y).
 from __future__ import annotations
 
 import math
+import struct
 
 import numpy as np
 
@@ -68,7 +69,23 @@ def euler_to_quat(euler_deg) -> np.ndarray:
     q = qX(x) · qY(y) · qZ(z) (kinematics-reference §3.2).
 
     Computed on Python floats (the same IEEE double operations, in the same order, as
-    ``quat_mul`` of the three axis quaternions: identical results, without the array overhead)."""
+    ``quat_mul`` of the three axis quaternions: identical results, without the array overhead).
+    Remembered by the exact bits of the angles (a compile converts every bone of every keyframe,
+    most of them unchanged); each call returns a fresh array."""
+    key = _PACK3(*euler_deg)
+    q = _QUATS.get(key)
+    if q is None:
+        if len(_QUATS) >= 4096:
+            _QUATS.clear()
+        q = _QUATS[key] = _euler_to_quat(euler_deg)
+    return q.copy()
+
+
+_QUATS: dict[bytes, np.ndarray] = {}
+_PACK3 = struct.Struct("<3d").pack
+
+
+def _euler_to_quat(euler_deg) -> np.ndarray:
     x, y, z = euler_deg
     hx, hy, hz = math.radians(x) / 2.0, math.radians(y) / 2.0, math.radians(z) / 2.0
     qx = (math.sin(hx), 0.0, 0.0, math.cos(hx))

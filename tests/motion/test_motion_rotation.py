@@ -4,6 +4,7 @@ lists checked against the one vocabulary."""
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 from hypothesis import given, settings
@@ -54,3 +55,20 @@ def test_schema_closed_lists_match_the_vocabulary():
     assert tuple(props["props"]["items"]["enum"]) == V.PROPS
     assert tuple(defs["phase"]["properties"]["m"]["enum"]) == V.TIMING_MODES
     assert set(defs["phase"]["properties"]["gl"]["items"]["enum"]) == set(V.GROUND_LOCK_CONTACTS)
+
+
+def test_remembered_quaternions_are_fresh_arrays_with_the_computed_bits():
+    """euler_to_quat remembers results by the exact angle bits: a second call gives the same
+    bits as the first (and as the product of the three axis quaternions), in an array of its own
+    (changing it does not change the next answer)."""
+    from posecode_ssg.motion.rotation import _euler_to_quat, euler_to_quat, quat_mul
+
+    for e in ((10.0, -20.0, 35.0), (0.0, 0.0, 0.0), (-0.0, 0.0, 0.0), (90.0, 45.0, -180.0)):
+        first = euler_to_quat(e)
+        axes = [np.array([math.sin(math.radians(a) / 2) if i == k else 0.0 for i in range(3)]
+                         + [math.cos(math.radians(a) / 2)]) for k, a in enumerate(e)]
+        assert np.allclose(first, quat_mul(quat_mul(axes[0], axes[1]), axes[2]), atol=1e-15)
+        first[0] = 7.0
+        again = euler_to_quat(e)
+        assert again[0] != 7.0 and np.array_equal(again, _euler_to_quat(e))
+        assert np.signbit(again).tolist() == np.signbit(_euler_to_quat(e)).tolist()
