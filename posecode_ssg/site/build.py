@@ -589,31 +589,36 @@ class _Build:
             self._parse_posecode_page(page)
 
     def _page_worker_count(self, pages: int) -> int:
-        """How many page workers to fork for ``pages`` pages: 0 (stay in this process) below
-        :func:`page_pool_threshold`, on one core, for an in-place build, without ``fork``, or
-        when this process runs other threads (the dev server builds in a worker thread, and
-        forking a threaded process can deadlock)."""
+        """How many page workers to fork for ``pages`` pages (one per core but this one, which
+        takes a share too): 0 (stay in this process) below :func:`page_pool_threshold`, on
+        one core, for an in-place build, without ``fork``, or when this process runs other
+        threads (the dev server builds in a worker thread; forking a threaded process can
+        deadlock)."""
         cores = os.cpu_count() or 1
-        if (self.in_place or self.page_workers is not None or cores < 2 or pages < max(1, page_pool_threshold())
+        if (self.in_place or self.page_workers is not None or cores < 2 or pages < max(2, page_pool_threshold())
                 or threading.active_count() != 1 or "fork" not in multiprocessing.get_all_start_methods()):
             return 0
-        return min(cores, 8, pages)
+        return min(cores, 8) - 1
 
     def _process_parallel(self, pages: list[Page], shared: list[Page], count: int, show: bool) -> None:
         """:meth:`_process` with ``shared`` parsed and finished by ``count`` forked workers
         (which keep their token streams for rendering) and the rest here meanwhile."""
-        local = [page for page in pages if page.is_index]
+        mine, shares = _split_pages(shared, [MAIN_SHARE] + [1.0] * count, [len(self.sources[p.src_uri]) for p in shared])
+        mine_uris = {page.src_uri for page in mine}
+        local = [page for page in pages if page.is_index or page.src_uri in mine_uris]
         for name in self.theme.env.list_templates(extensions=["html", "xml"]):
             self.theme.env.get_template(name)  # compiled once, before the fork, for every worker
-        pool = self.page_workers = _PageWorkers(self, shared, count)
+        pool = self.page_workers = _PageWorkers(self, shares)
         self.result.page_workers = count
         state: dict[str, Any] = {}
 
         def parse() -> None:
             pool.send_all(lambda k: ("parse",))
+            pool.progress("parse", len(pages), show)
             for page in local:
                 self._parse_page(page)
-            state["parsed"] = pool.gather("parse", len(shared), show)
+                pool.pump(1)
+            state["parsed"] = pool.gather()
 
         def compile_() -> None:
             jobs = self._figure_jobs(local)
@@ -626,10 +631,11 @@ class _Build:
 
         def finish() -> None:
             pool.send_all(lambda k: ("finish", {key: self.figures[key] for key in state["parsed"][k]["missing"]}))
+            pool.progress("finish", 0, False)
             for page in local:
                 self._finish_page(page)
             done: dict[str, dict] = {}
-            for reply in pool.gather("finish", 0, False):
+            for reply in pool.gather():
                 for uri, record, poster_key, poster in reply:
                     done[uri] = record
                     if poster_key is not None:
@@ -1023,12 +1029,14 @@ class _Build:
                        "assets": self.assets, "runtime_url": self.runtime_url, "rig_url": self.rig_url,
                        "section_titles": self.section_titles, "drafts": self.drafts}
             pool.send_all(lambda k: ("render", context))
-            pool.rendering = len(shared)
+            pool.progress("render", len(pages), show)
             for page in pages:
                 if page.src_uri in shared:
                     self.page_html[page.dest_uri] = IN_STAGING
             pages = [page for page in pages if page.src_uri not in shared]
         for page in _progress(pages, len(pages), "render", show and pool is None):
+            if pool is not None:
+                pool.pump(1)
             if page.is_index and page.url == "":
                 continue  # the home page is rendered by _render_site
             self.page_html[page.dest_uri] = self._render_page(page).encode("utf-8")
@@ -1161,9 +1169,8 @@ class _Build:
                 data = self.outputs[dest]
                 if data is not IN_STAGING:
                     _place(data, staging / dest, made)
-            pool = self.page_workers
-            if pool is not None and pool.rendering is not None:
-                pool.gather("render", pool.rendering, self.show)  # their pages are in staging now
+            if self.page_workers is not None and self.page_workers.busy:
+                self.page_workers.gather()  # their pages are in staging now
             old = parent / f".{out.name}.old-{os.getpid()}"
             if out.exists():
                 os.rename(out, old)
@@ -1263,20 +1270,22 @@ class _PageWorkers:
     build: parse (and load cached figures) -> finish (page records) -> render + write into
     the staging folder. Token streams and rendered pages never cross a process boundary;
     only compile jobs, page records and the site-wide render context (navigation, section
-    titles, asset names) do, over one pipe per worker. Shares are interleaved (page i goes
-    to worker i mod n) so a folder of heavy pages is split evenly.
+    titles, asset names) do, over one pipe per worker. The main process keeps a share of
+    its own (see :func:`_split_pages`).
 
     Messages to a worker: ``("parse",)``, ``("finish", {key: CompiledFigure})``,
     ``("render", context)``, ``("stop",)``; replies ``("ok", payload)``, ``("tick", n)``
     (progress), ``("build-error", message)`` or ``("error", traceback text)``.
     """
 
-    def __init__(self, build: "_Build", pages: list[Page], count: int):
+    def __init__(self, build: "_Build", shares: list[list[Page]]):
         context = multiprocessing.get_context("fork")
-        self.shares = [pages[k::count] for k in range(count)]
-        self.assigned = {page.src_uri for page in pages}
-        self.rendering: int | None = None  # pages sent to be rendered, until gathered
+        self.shares = shares
+        self.assigned = {page.src_uri for share in shares for page in share}
         self.busy = False  # a message was sent and its replies are not all in
+        self.replies: dict[int, Any] = {}
+        self.phase = ""
+        self.bar = None
         self.conns = []
         self.procs = []
         for share in self.shares:
@@ -1293,44 +1302,57 @@ class _PageWorkers:
         for k, conn in enumerate(self.conns):
             conn.send(message(k))
 
-    def gather(self, phase: str, total: int, show: bool) -> list:
-        """Every worker's reply to the last message, in worker order, with a progress bar over
-        ``total`` ticks when ``show``. Raises :class:`BuildError` (worker's own message) or
-        RuntimeError (a worker's traceback, or a worker that died)."""
-        from multiprocessing.connection import wait
-
-        replies: list = [None] * len(self.conns)
-        pending = dict(enumerate(self.conns))
-        bar = None
+    def progress(self, phase: str, total: int, show: bool) -> None:
+        """Name the phase under way; show a progress bar over ``total`` pages when ``show``
+        (advanced by :meth:`pump` for this process's pages and by the workers' ticks)."""
+        self.phase = phase
         if show and total:
             from tqdm import tqdm
 
-            bar = tqdm(total=total, desc=phase, unit="page", leave=False, file=sys.stderr, dynamic_ncols=True)
+            self.bar = tqdm(total=total, desc=phase, unit="page", leave=False, file=sys.stderr, dynamic_ncols=True)
+
+    def pump(self, done: int = 0) -> None:
+        """Count ``done`` pages of this process and take in whatever the workers sent (no wait)."""
+        if self.bar is not None:
+            self.bar.update(done)
+        for k, conn in enumerate(self.conns):
+            while k not in self.replies and conn.poll():
+                self._receive(k)
+
+    def _receive(self, k: int) -> None:
         try:
-            while pending:
-                for conn in wait(list(pending.values())):
-                    k = self.conns.index(conn)
-                    try:
-                        kind, payload = conn.recv()
-                    except EOFError:
-                        raise RuntimeError(f"page worker {k} died during {phase} "
-                                           f"(exit code {self.procs[k].exitcode})") from None
-                    if kind == "tick":
-                        if bar is not None:
-                            bar.update(payload)
-                    elif kind == "ok":
-                        replies[k] = payload
-                        del pending[k]
-                    elif kind == "build-error":
-                        raise BuildError(payload)
-                    else:
-                        raise RuntimeError(f"page worker {k} failed during {phase}:\n{payload}")
+            kind, payload = self.conns[k].recv()
+        except EOFError:
+            raise RuntimeError(f"page worker {k} died during {self.phase} "
+                               f"(exit code {self.procs[k].exitcode})") from None
+        if kind == "tick":
+            if self.bar is not None:
+                self.bar.update(payload)
+        elif kind == "ok":
+            self.replies[k] = payload
+        elif kind == "build-error":
+            raise BuildError(payload)
+        else:
+            raise RuntimeError(f"page worker {k} failed during {self.phase}:\n{payload}")
+
+    def gather(self) -> list:
+        """Every worker's reply to the last message, in worker order (waiting for them).
+        Raises :class:`BuildError` (a worker's own message) or RuntimeError (a worker's
+        traceback, or a worker that died)."""
+        from multiprocessing.connection import wait
+
+        try:
+            while len(self.replies) < len(self.conns):
+                pending = [conn for k, conn in enumerate(self.conns) if k not in self.replies]
+                for conn in wait(pending):
+                    self._receive(self.conns.index(conn))
         finally:
-            if bar is not None:
-                bar.close()
+            if self.bar is not None:
+                self.bar.close()
+                self.bar = None
+        replies = [self.replies[k] for k in range(len(self.conns))]
+        self.replies = {}
         self.busy = False
-        if phase == "render":
-            self.rendering = None
         return replies
 
     def close(self) -> None:
@@ -1348,6 +1370,24 @@ class _PageWorkers:
             if proc.is_alive():
                 proc.kill()
                 proc.join()
+
+
+#: The main process's share of the pages beside a worker's 1.0: it also renders the
+#: site-wide pages and writes the shared assets and card posters while the workers render.
+MAIN_SHARE = 0.7
+
+
+def _split_pages(pages: list[Page], weights: list[float], sizes: list[int]) -> tuple[list[Page], list[list[Page]]]:
+    """Deal ``pages`` (in order) to ``len(weights)`` takers, each page to the taker with the
+    least source bytes per unit of weight so far (ties: the first). Returns the first
+    taker's pages (the main process) and the others' (one list per worker)."""
+    loads = [0.0] * len(weights)
+    shares: list[list[Page]] = [[] for _ in weights]
+    for page, size in zip(pages, sizes):
+        k = min(range(len(weights)), key=lambda i: (loads[i] + size) / weights[i])
+        loads[k] += size
+        shares[k].append(page)
+    return shares[0], shares[1:]
 
 
 def _page_worker(build: "_Build", share: list[Page], conn) -> None:
