@@ -58,3 +58,40 @@ def test_a_free_foot_under_the_floor_is_lifted_by_its_knee_not_the_body():
     assert max(abs(float(w.landmarks["heel_left"][1])), abs(float(w.landmarks["toe_left"][1]))) <= tol
     assert w.lowest_by_bone(("ankle_right",))["ankle_right"] >= -0.5 * tol - 1e-4
     assert sol.phases[0].euler["knee_right"][0] > 10.0   # the knee flexed to lift it
+
+
+def test_a_foot_reached_to_the_floor_is_held_when_the_next_phase_locks_it():
+    # a half-kneel (knee pinned, front foot reached to the floor) then "Stand up" under
+    # ground-lock: feet — the front foot bore weight as a secondary contact (spec §5) and stays
+    # where it was while the body rises (it was carried 0.49 m when only locks and pins counted)
+    sol = solve_keyframes(compile_source(HALF_KNEEL))
+    hold, up = sol.phases[0].world, sol.phases[1].world
+    tol = float(SOLVER["plantTolerance"])
+    for mark in ("heel_left", "toe_left"):
+        d = up.landmarks[mark] - hold.landmarks[mark]
+        assert math.hypot(d[0], d[2]) <= tol, (mark, d)
+        assert abs(float(up.landmarks[mark][1])) <= tol
+
+
+HALF_KNEEL = """
+    posecode stretch "Half-kneel and stand"
+      rig humanoid
+      pose start = standing
+      step "Half-kneel" 2s settle:
+        hip_left: flex 90
+        knee_left: flex 95
+        ankle_left: dorsiflex 5
+        hip_right: extend 10
+        knee_right: flex 95
+        ankle_right: plantarflex 50
+        pin: knee_right floor
+        reach: foot_left floor
+      step "Stand up" 2s settle:
+        hip_left: flex 0
+        knee_left: flex 0
+        ankle_left: dorsiflex 0
+        hip_right: extend 0
+        knee_right: flex 0
+        ankle_right: plantarflex 0
+        ground-lock: feet
+"""

@@ -22,7 +22,9 @@
  *                        foot-lifted warning for a held foot left off the floor   (root.js)
  *  10. `entry-blend`     the offset between the previous phase's solved end and this segment's
  *                        solve at its start fades out (root, root rotation, joints) (blend.js)
- *  11. `prop-limbs`      a free leg lifted out of a limb face (the box) by its knee, on the
+ *  11. `replant`         the firmly held feet back on their footprints after the blend (its partial
+ *                        root and joint offsets walk them mid-segment)             (root.js)
+ *  12. `prop-limbs`      a free leg lifted out of a limb face (the box) by its knee, on the
  *                        pose as shown (after the blend, so the box is clear at every frame) (props.js)
  *
  * Passes 2–5, 9 and 10 read `ctx.plan`, the segment's contact plan built once at load
@@ -38,17 +40,17 @@
  */
 
 import { grounding } from "./grounding.js";
-import { floorClamp, grip, groundLock, pin, swingClearance } from "./root.js";
+import { floorClamp, grip, groundLock, pin, replant, swingClearance } from "./root.js";
 import { entryBlend } from "./blend.js";
 import { propLimbs, props } from "./props.js";
 import { reach } from "./reach.js";
 import { selfCollision } from "./selfcollision.js";
 
 /** The passes that exist, in run order (a subsequence of the order documented above). */
-export const PASSES = [grounding, groundLock, pin, swingClearance, grip, props, reach, selfCollision, floorClamp, entryBlend, propLimbs];
+export const PASSES = [grounding, groundLock, pin, swingClearance, grip, props, reach, selfCollision, floorClamp, entryBlend, replant, propLimbs];
 
 /** The documented full order (names), for tests and docs. */
-export const PASS_ORDER = ["grounding", "ground-lock", "pin", "swing-clearance", "grip", "props", "reach", "self-collision", "floor-clamp", "entry-blend", "prop-limbs"];
+export const PASS_ORDER = ["grounding", "ground-lock", "pin", "swing-clearance", "grip", "props", "reach", "self-collision", "floor-clamp", "entry-blend", "replant", "prop-limbs"];
 
 /**
  * Run every pass on `ctx` in order.

@@ -477,6 +477,33 @@ export const grip = {
 };
 
 /**
+ * Replant, after the entry blend (blend.js): the blend adds a fading share of the offset between
+ * the previous phase's end and this segment's start — root and joints — which keeps the pose
+ * continuous at the boundary but, half applied, walks a firmly held foot (a contact change: the
+ * half-kneel's pinned knee handing over to the feet moved the front foot 6 mm). The root is
+ * translated by the mean hold error of the firmly held feet (plan.js footprints, as ground-lock
+ * measured them this frame) and down until the lowest of them, or of the figure, is on the floor. Nothing moves at a
+ * phase end (no blend), so the numpy keyframe solve has no twin of it.
+ */
+export const replant = {
+  name: "replant",
+  run(ctx) {
+    const p = ctx.plan, n = p.lockFeet.length;
+    if (!n || !p.blends || !(ctx.u < 1)) return;
+    const sk = ctx.skeleton, lb = sk.lowestByBone;
+    let dx = 0, dz = 0, low = sk.measureLowest(), m = 0;   // (no lower than the whole figure's lowest point)
+    for (let k = 0; k < n; k++) {
+      if (!(p.lockWeight[k] >= 0.999 && p.lockWeightV[k] >= 0.999)) continue;
+      const e = holdError(ctx, p.lockWorld, k), w = ctx.warnings.indexOf(p.footLifted[k]);
+      dx += e[0]; dz += e[1]; m++;
+      low = Math.min(low, lb[p.lockAnkles[k]]);
+      if (w >= 0) ctx.warnings.splice(w, 1);   // the floor clamp's warning, now on the floor again
+    }
+    if (m) sk.translate(dx / m, -low, dz / m);
+  },
+};
+
+/**
  * Floor clamp (kinematics-reference §6.1 step 14): after the root-moving passes, a floor-bound
  * phase touches the floor with its lowest point and no phase sinks below it (only when a
  * root-moving pass had something to do this segment); a held ground-locked foot left more than
