@@ -140,11 +140,12 @@ class _Pose:
 
     def __init__(self, av: Avatar, euler, root_pos, root_rot):
         self.av = av
-        self.euler = {b: tuple(float(c) for c in e) for b, e in euler.items()}
+        self.euler = {b: tuple(map(float, e)) for b, e in euler.items()}
         self._fk = PoseFK(av, {b: _local_matrix(e) for b, e in self.euler.items()},
                           np.asarray(root_pos, float).copy(), np.asarray(root_rot, float).copy(),
                           key=euler_key(self.euler))
         self.local = self._fk.local
+        self.world = self._fk.world   # the method below, without a wrapper call
         self.world = self._fk.world   # the method below, without a wrapper call
 
     @property
@@ -162,7 +163,7 @@ class _Pose:
         self._fk.set_root(root_pos=self._fk.root_pos + np.asarray(delta, float))
 
     def set_euler(self, bone: str, e) -> None:
-        e = self.euler[bone] = tuple(float(c) for c in e)
+        e = self.euler[bone] = tuple(map(float, e))
         self._fk.set_local(bone, _local_matrix(e))
 
     def rotate_root_about(self, axis: np.ndarray, angle: float, pivot: np.ndarray) -> None:
