@@ -56,7 +56,7 @@ _PREPARED: dict[int, tuple[Avatar, _Prepared]] = {}
 #: (avatar id, key of the local rotations, root rotation bytes) -> the world rotations, parent-frame
 #: steps and bone shapes of a pose (PoseFK ``key``): a solve meets the same poses again (each
 #: phase pose in both passes, the start pose for grounding and as the base)
-_STATES: dict[tuple, tuple[dict, dict, dict]] = {}
+_STATES: dict[tuple, tuple[dict, dict, dict, Avatar]] = {}
 _MATRICES: dict[bytes, np.ndarray] = {}
 _PACK = struct.Struct("<3d").pack
 _PACK_POSE = struct.Struct(f"<{3 * len(BONES)}d").pack
@@ -450,6 +450,8 @@ class PoseFK:
         state = None
         if self._key is not None:   # the first world of a pose seen before: its rotations again
             state = _STATES.get(self._key)
+            if state is not None and state[3] is not self.avatar:   # an id reused after collection
+                state = None
             if state is not None:
                 self._rot, self._step, self._shapes = dict(state[0]), dict(state[1]), dict(state[2])
                 self._root_rot_changed = False
@@ -479,7 +481,7 @@ class PoseFK:
             if state is None:
                 if len(_STATES) >= 256:
                     _STATES.pop(next(iter(_STATES)))
-                _STATES[self._key] = (dict(rot), dict(step), dict(shapes))
+                _STATES[self._key] = (dict(rot), dict(step), dict(shapes), self.avatar)
             self._key = None
         self._changed.clear()
         self._root_rot_changed = self._root_pos_changed = False
