@@ -414,26 +414,26 @@ def _hold_uppers(pose: _Pose, uppers: list[str], anchors: dict[str, np.ndarray])
                 _aim(pose, f"shoulder_{s}", f"elbow_{s}", t)
 
 
-def _hold_mu(w: World, side: str, tol: float | None = None) -> float:
+def _hold_mu(w: World, side: str) -> float:
     """Where a planted foot holds the floor (issue 5: a heel raise pivots about the ball of the
     foot, a foot on its heel about the heel): μ of the sole point sole + μ·(toe − sole), μ =
     x(3 − x²)/2 with x = (heel − toe height) / ``plantTolerance`` clamped to [−1, 1]: the sole
     centre while the foot is flat, its toe edge once the heel is up, its heel once the toes are
-    up. ``tol`` None: ``plantTolerance``; ``math.inf``: always the sole centre (feet on their toes
-    behind a hands/forearms lock). Same rule in runtime/solvers/plan.js ``holdMu``."""
-    x = (float(w.landmarks[f"heel_{side}"][1]) - float(w.landmarks[f"toe_{side}"][1])) / (tol or float(SOLVER["plantTolerance"]))
+    up (feet on their toes behind a hands/forearms lock: their toes). Same rule in
+    runtime/solvers/plan.js ``holdMu``."""
+    x = (float(w.landmarks[f"heel_{side}"][1]) - float(w.landmarks[f"toe_{side}"][1])) / float(SOLVER["plantTolerance"])
     x = min(1.0, max(-1.0, x))
     return 0.5 * x * (3.0 - x * x)
 
 
-def _hold_point(w: World, side: str, tol: float | None = None) -> tuple[np.ndarray, float]:
+def _hold_point(w: World, side: str) -> tuple[np.ndarray, float]:
     """The held sole point sole + μ(toe − sole) of a planted foot (world m) and its μ."""
-    m = _hold_mu(w, side, tol)
+    m = _hold_mu(w, side)
     sole = w.landmarks[f"sole_{side}"]
     return sole + m * (w.landmarks[f"toe_{side}"] - sole), m
 
 
-def _footprint(w: World, side: str, tol: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+def _footprint(w: World, side: str) -> tuple[np.ndarray, np.ndarray]:
     """The floor footprint of a foot (world, y = 0): C, the centre of its flat sole, and D, half
     its sole line (sole → toe) laid flat along its heading, taken so that C + μD is the held
     point now (:func:`_hold_point`). A held foot keeps C + μD under its held point whatever its
@@ -442,7 +442,7 @@ def _footprint(w: World, side: str, tol: float | None = None) -> tuple[np.ndarra
     u = toe - sole
     uh = np.array([u[0], 0.0, u[2]])
     D = uh * (float(norm3(u)) / max(float(norm3(uh)), 1e-9))
-    C = sole + _hold_mu(w, side, tol) * (uh - D)
+    C = sole + _hold_mu(w, side) * (uh - D)
     C[1] = 0.0
     return C, D
 
@@ -553,7 +553,7 @@ def _clear_free_limbs(pose: _Pose, kf, reached: bool = False, arriving: frozense
     toe, heel and ankle joint rises by the depth), and a knee still through the floor goes round
     it, the hip abducting (:func:`_hinge_up`); ``clearanceIterations`` rounds. The floor is y = 0,
     or the rest of the body's lowest point while a pin or the feet hold it below (the floor clamp
-    lifts the figure afterwards); the knee and hip leave it a graze of half ``plantTolerance``. A
+    lifts the figure afterwards); the knee and hip leave it a graze of ``plantTolerance`` / 5. A
     foot on its heel is not turned at the ankle (that would drive the heel down): with its ankle
     dorsiflexed it stands on the heel on purpose, a support the body rises over; else the knee
     lifts it. With ``reached``, the same for each foot that reaches for the floor (neither
@@ -574,9 +574,9 @@ def _clear_free_limbs(pose: _Pose, kf, reached: bool = False, arriving: frozense
         return
     legs = {f"{j}_{s}" for s in sides for j in ("knee", "ankle")}
     fl = min([0.0] + [v for b, v in pose.world().lowest_by_bone().items() if b not in legs])
-    # the knee and hip leave the floor clamp a graze of half plantTolerance (a sole edge of a leg
-    # swinging out): flexing a knee over a flat foot first dips its toes
-    graze = fl - 0.5 * float(SOLVER["plantTolerance"])
+    # the knee and hip leave the floor clamp a graze of a fifth of plantTolerance (a sole edge of
+    # a leg swinging out): flexing a knee over a flat foot first dips its toes
+    graze = fl - 0.2 * float(SOLVER["plantTolerance"])
     for s in sides:
         ankle, knee = f"ankle_{s}", f"knee_{s}"
         for _ in range(int(SOLVER["clearanceIterations"])):
@@ -851,10 +851,10 @@ def _floor_target(w: World, c: Contact) -> np.ndarray:
     return p
 
 
-def _hold_error(w: World, side: str, anchor: tuple[np.ndarray, np.ndarray], tol: float | None = None) -> np.ndarray:
+def _hold_error(w: World, side: str, anchor: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
     """Horizontal error (m, y = 0) of a held foot: its footprint point C + μD (``anchor`` =
     (C, D), :func:`_footprint`) minus its held point (:func:`_hold_point`)."""
-    p, m = _hold_point(w, side, tol)
+    p, m = _hold_point(w, side)
     e = anchor[0] + m * anchor[1] - p
     e[1] = 0.0
     return e

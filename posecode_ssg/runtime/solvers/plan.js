@@ -240,9 +240,8 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
       // a locked foot not on the floor when the phase began (arriving from the air) is free until it lands
       const arriving = gl.includes(`foot_${s}`) && !plan.lockHeld[feet.indexOf(s)];
       if (!reached && !arriving && (busy.has(`foot_${s}`) || busy.has(`knee_${s}`))) continue;
-      (reached ? plan.reachSwing : plan.swing).push({ side: s === "left" ? 0 : 1, ankle: sk.index.get(`ankle_${s}`), knee: sk.index.get(`knee_${s}`),
-        heel: sk.landmarkIndex.get(`heel_${s}`), toe: sk.landmarkIndex.get(`toe_${s}`),
-        box: Float64Array.from(rig.rom[`ankle_${s}`].x) });
+      (reached ? plan.reachSwing : plan.swing).push({ ankle: sk.index.get(`ankle_${s}`), knee: sk.index.get(`knee_${s}`),
+        heel: sk.landmarkIndex.get(`heel_${s}`), toe: sk.landmarkIndex.get(`toe_${s}`) });
     }
   }
   plan.stanceTarget = new Float64Array(3);

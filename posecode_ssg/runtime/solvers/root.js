@@ -380,9 +380,9 @@ export function clearFreeLimbs(ctx, sw = ctx.plan.swing) {
   let fl = 0;
   sk.measureLowest();
   for (let b = 0; b < sk.boneCount; b++) if (lb[b] < fl && !sw.some((f) => f.knee === b || f.ankle === b)) fl = lb[b];
-  // the knee and hip leave the floor clamp a graze of half `plantTolerance` (a sole edge of a leg
-  // swinging out): flexing a knee over a flat foot first dips its toes
-  const graze = fl - 0.5 * ctx.rig.solver.plantTolerance;
+  // the knee and hip leave the floor clamp a graze of a fifth of `plantTolerance` (a sole edge of
+  // a leg swinging out): flexing a knee over a flat foot first dips its toes
+  const graze = fl - 0.2 * ctx.rig.solver.plantTolerance;
   for (let i = 0; i < sw.length; i++) {
     const f = sw[i], a = f.ankle * 3, h = f.heel * 3, t = f.toe * 3;
     for (let it = 0; it < ctx.rig.solver.clearanceIterations; it++) {
