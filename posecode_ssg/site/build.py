@@ -365,6 +365,9 @@ class _Build:
         self._make_pages(context, old_pages, old_outputs)
         if (result.errors or (self.strict and result.warnings)) and not self.keep_going:
             return
+        self._lap("prepare", self._prepare_context)
+        if self.page_workers is not None:  # they render and write their pages from now on
+            self._dispatch_pages(self.to_render)
         # Site-wide pages (home, sections, taxonomies, search index, sitemap, 404, shared
         # assets) depend on the page records' card and search data only: when none of that
         # changed (an edit to a page's prose), the previous build's files are reused.
@@ -380,7 +383,8 @@ class _Build:
         elif unchanged_index:
             self._process(unchanged_index, self.show)
             self.to_render = self.to_render + unchanged_index
-        self._lap("prepare", self._prepare_site)
+        if not self.reuse_site:
+            self._lap("cards", self._prepare_cards)
         self._lap("render pages", lambda: self._render_pages(self.to_render, self.show))
         self._lap("render site", self._render_site)
         if result.errors and not self.keep_going:
@@ -903,7 +907,8 @@ class _Build:
         return crumbs
 
     # ---------------------------------------------------------------- site-wide
-    def _prepare_site(self) -> None:
+    def _prepare_context(self) -> None:
+        """The site-wide render context: shared assets, runtime and rig URLs, sections, navigation."""
         config = self.config
         self.site_ctx = {"name": config.site_name, "base_url": config.base_url, "base_path": self.base,
                          "description": config.description, "language": config.language, "extra": config.extra}
@@ -955,9 +960,9 @@ class _Build:
         top.sort(key=lambda f: (self.index_records.get(f, {}).get("meta", {}).get("weight", 0),
                                 self.section_titles[f].lower(), f))
         self.nav = [{"title": self.section_titles[f], "url": self.url(f + "/"), "path": f + "/"} for f in top]
-        if self.reuse_site:
-            return  # cards and search index only feed the site-wide pages, kept from the last build
-        # cards
+
+    def _prepare_cards(self) -> None:
+        """Cards (rendered once) and the search index, which feed the site-wide pages."""
         self.cards: list[dict] = []
         for page in self.pages:
             rec = self.records[page.src_uri]
@@ -1021,19 +1026,25 @@ class _Build:
             "section": self.section_titles.get(page.src_uri.split("/")[0], "") if "/" in page.src_uri else "",
         }
 
+    def _dispatch_pages(self, pages: list[Page]) -> None:
+        """Have the page workers render and write their share of ``pages`` into the staging
+        folder (with the site-wide context, :meth:`_prepare_context`) while this process
+        goes on; their outputs are marked :data:`IN_STAGING`."""
+        pool = self.page_workers
+        shared = {page.src_uri for page in pages if page.src_uri in pool.assigned}
+        context = {"uris": shared, "staging": str(self._staging()), "site_ctx": self.site_ctx, "nav": self.nav,
+                   "assets": self.assets, "runtime_url": self.runtime_url, "rig_url": self.rig_url,
+                   "section_titles": self.section_titles, "drafts": self.drafts}
+        pool.send_all(lambda k: ("render", context))
+        pool.progress("render", len(pages), self.show)
+        for page in pages:
+            if page.src_uri in shared:
+                self.page_html[page.dest_uri] = IN_STAGING
+
     def _render_pages(self, pages: list[Page], show: bool) -> None:
         pool = self.page_workers
-        if pool is not None:  # the workers render and write their pages while this process goes on
-            shared = {page.src_uri for page in pages if page.src_uri in pool.assigned}
-            context = {"uris": shared, "staging": str(self._staging()), "site_ctx": self.site_ctx, "nav": self.nav,
-                       "assets": self.assets, "runtime_url": self.runtime_url, "rig_url": self.rig_url,
-                       "section_titles": self.section_titles, "drafts": self.drafts}
-            pool.send_all(lambda k: ("render", context))
-            pool.progress("render", len(pages), show)
-            for page in pages:
-                if page.src_uri in shared:
-                    self.page_html[page.dest_uri] = IN_STAGING
-            pages = [page for page in pages if page.src_uri not in shared]
+        if pool is not None:
+            pages = [page for page in pages if self.page_html.get(page.dest_uri) is not IN_STAGING]
         for page in _progress(pages, len(pages), "render", show and pool is None):
             if pool is not None:
                 pool.pump(1)
