@@ -6,7 +6,9 @@ Times three builds of the same library and prints milliseconds per page:
 
 * cold: empty cache, no previous output (everything parsed, compiled, rendered, written);
 * cold, figs cached: output and page manifest deleted, compiled figures kept (the cost of
-  the site generator itself: Markdown, front matter, templates, writing);
+  the site generator itself: Markdown, front matter, templates, writing), with the page
+  workers the build forks on a large site (both cores), and again in one process
+  (``POSECODE_PAGE_WORKERS_MIN`` set high) for comparison;
 * no-change: an immediate rebuild (sources read and hashed, output checked, nothing written);
 * one-page-changed: one figure edited on one page (that figure compiled, that page and
   the index/taxonomy pages re-rendered, the rest hard-linked from the previous output).
@@ -83,25 +85,28 @@ def generate(content: Path, pages: int, figures: int) -> list[Path]:
     return paths
 
 
-def _cpu() -> float:
-    """CPU seconds of this process and its finished children (the compile workers)."""
+def _cpu() -> tuple[float, float]:
+    """CPU seconds of this process, and of its finished children (compile and page workers)."""
     t = os.times()
-    return t.user + t.system + t.children_user + t.children_system
+    return t.user + t.system, t.children_user + t.children_system
 
 
 def timed(config, label: str, pages: int) -> float:
-    start, cpu = time.perf_counter(), _cpu()
+    start, (own, children) = time.perf_counter(), _cpu()
     result = build_site(config, progress=False)
     seconds = time.perf_counter() - start
-    cpu = _cpu() - cpu
+    own_after, children_after = _cpu()
+    own, children = own_after - own, children_after - children
+    cpu = own + children
     if result.errors:
         for path, d in result.errors[:5]:
             print(f"  {path}:{d.line}: {d.message}", file=sys.stderr)
         raise SystemExit(f"{label}: build failed with {len(result.errors)} errors")
     print(f"{label:<18} {seconds * 1000:9.1f} ms total  {seconds * 1000 / pages:7.3f} ms/page  "
-          f"(CPU {cpu * 1000 / pages:.3f} ms/page on {os.cpu_count()} cores)  "
+          f"(CPU {cpu * 1000 / pages:.3f} ms/page on {os.cpu_count()} cores: this process "
+          f"{own * 1000 / pages:.3f}, workers {children * 1000 / pages:.3f})  "
           f"({len(result.pages)} pages, {result.figures} figures, {result.compiled} compiled, "
-          f"written={result.written})")
+          f"{result.page_workers} page workers, written={result.written}, load {os.getloadavg()[0]:.1f})")
     if result.timings:
         print("    " + ", ".join(f"{k} {v * 1000:.0f} ms" for k, v in result.timings.items()))
     return seconds * 1000 / pages
@@ -127,10 +132,23 @@ def main() -> int:
         cold = timed(config, "cold", args.pages)
         none = timed(config, "no-change", args.pages)
         # the site generator alone: output and page manifest gone, compiled figures still cached
-        shutil.rmtree(config.output_dir)
-        for manifest in config.cache_dir.glob("manifest-*.json"):
-            manifest.unlink()
+        def forget_output() -> None:
+            shutil.rmtree(config.output_dir)
+            for manifest in config.cache_dir.glob("manifest-*.json"):
+                manifest.unlink()
+
+        forget_output()
         site_only = timed(config, "cold, figs cached", args.pages)
+        forget_output()
+        saved = os.environ.get("POSECODE_PAGE_WORKERS_MIN")
+        os.environ["POSECODE_PAGE_WORKERS_MIN"] = str(10 ** 9)  # the same build in one process
+        try:
+            timed(config, "  ... in 1 process", args.pages)
+        finally:
+            if saved is None:
+                del os.environ["POSECODE_PAGE_WORKERS_MIN"]
+            else:
+                os.environ["POSECODE_PAGE_WORKERS_MIN"] = saved
         text = paths[len(paths) // 2].read_text(encoding="utf-8")
         paths[len(paths) // 2].write_text(text.replace("    hips: flex ", "    hips: flex 1", 1), encoding="utf-8")
         one = timed(config, "one-page-changed", args.pages)
