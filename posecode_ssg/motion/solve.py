@@ -1034,10 +1034,13 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
         # anchors: every foot sole on the floor at the end of the previous phase, carried by the
         # change of turn and travel (KR §5.4, §6.2: the stance turns with the body, as in a
         # pivot on both feet; drift is measured in this choreography frame, KR §13). A single
-        # ground-locked foot is the pivot of a turn instead: it stays where it is in the world
+        # held ground-locked foot is the pivot of a turn instead: it stays where it is in the world
         # and the body turns about it (pc-ground-lock-effectors: a crossover turn on one foot).
         travel_delta = np.array([kf.travel[0] - prev_travel[0], 0.0, kf.travel[1] - prev_travel[1]])
-        locked_feet = [s for s in ("left", "right") if f"foot_{s}" in kf.ground_lock]
+        # the locked feet held: on the floor and part of the previous support (a foot still landing
+        # does not make a stance; runtime/solvers/plan.js ``holds``)
+        locked_feet = [s for s in ("left", "right") if f"foot_{s}" in kf.ground_lock
+                       and prev_world.lowest(subtree(f"ankle_{s}")) <= planted_h and f"foot_{s}" in prev_support]
         anchors: dict[str, np.ndarray] = {}
         for s in ("left", "right"):
             # a foot's anchor is its footprint (C, D): centre and half sole line (_footprint)
@@ -1145,7 +1148,7 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
                     pose.move((0.0, -(pose.world().lowest(subtree(f"ankle_{s}"))), 0.0))
         prev_pins = {(c.effector, c.target): a for c, a in pin_targets if c.target == FLOOR}
         prev_prints = prints
-        if kf.ground_lock or any(c.target == FLOOR for c, _a in pin_targets):
+        if kf.ground_lock or pin_targets:   # resting on a lock or a pin (the floor, or the box)
             _clear_free_limbs(pose, kf, arriving=arriving)
 
         # grips (KR §9.2): translate by the mean (anchor − wrist) over the hands that already
@@ -1201,7 +1204,7 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
                     _ccd(pose, chain, end, tgt, widen)
             reach_targets.append((c, tgt))
 
-        if kf.reaches and (kf.ground_lock or any(c.target == FLOOR for c, _ in pin_targets)):
+        if kf.reaches and (kf.ground_lock or pin_targets):
             _clear_free_limbs(pose, kf, reached=True)
 
         # self-collision (KR §10.2, collide.py): free limbs kept out of the torso and the other leg

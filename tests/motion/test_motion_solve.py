@@ -360,3 +360,40 @@ def test_a_floor_pin_is_handed_over_the_loop_seam_when_a_box_pin_closes_the_loop
     assert np.linalg.norm((first.pos["ankle_left"] - last.pos["ankle_left"])[[0, 2]]) < 0.005
     # the standing foot really moved during the loop (the hand-over matters)
     assert np.linalg.norm((last.pos["ankle_left"] - start)[[0, 2]]) > 0.05
+
+
+PIVOT_ON_THE_STANDING_FOOT = """
+    posecode exercise "Turn on the standing foot"
+      rig humanoid
+      pose start = standing
+      step "Lift" 1s settle:
+        hip_right: flex 40
+        knee_right: flex 60
+        ground-lock: foot_left
+      step "Set down" 1s settle:
+        hip_right: flex 0
+        knee_right: flex 0
+        ground-lock: foot_left
+      step "Turn" 1.2s settle:
+        turn: 90
+        ground-lock: feet
+      step "Back" 1.2s settle:
+        turn: 0
+        ground-lock: feet
+"""
+
+
+def test_a_turn_with_one_held_foot_pivots_on_it_though_both_are_locked():
+    """'ground-lock: feet' while the right foot is only just landing (it was free in the phase
+    before, so it is no support yet, spec §5: ground-lock preserves an existing floor contact):
+    the one held foot is the pivot of the turn and stays where it is in the world (its sole
+    centre, the held point of a flat foot), instead of being carried round the body's axis as a
+    stance of two feet would be (0.1 m off the axis: ~0.14 m for a quarter turn)."""
+    p = compile_source(PIVOT_ON_THE_STANDING_FOOT)
+    sol = solve_keyframes(p)
+    before, after = sol.phases[1].world, sol.phases[2].world
+    moved = np.linalg.norm((after.landmarks["sole_left"] - before.landmarks["sole_left"])[[0, 2]])
+    assert moved < 0.005
+    # and the body did turn a quarter about it: the toe now points along +X (yaw 90° turns +Z to +X)
+    d = after.landmarks["toe_left"] - after.landmarks["heel_left"]
+    assert d[0] > 0.15 and abs(d[2]) < 0.03

@@ -180,13 +180,15 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
     plan.footDrift = feet.map((s) => footWarning("foot-drift", `foot_${s}`, phase.name));
     plan.lockHeel = Int16Array.from(feet.map((s) => sk.landmarkIndex.get(`heel_${s}`)));
     plan.lockToe = Int16Array.from(feet.map((s) => sk.landmarkIndex.get(`toe_${s}`)));
-    // a single locked foot is the pivot of a turn: world-fixed, only carried by travel
-    plan.lockPivot = feet.length === 1;
+    // held: on the floor and part of the previous support (a foot arriving from the air is not)
+    const holds = feet.map((s) => sk.lowestByBone[sk.index.get(`ankle_${s}`)] <= planted && support.has(`foot_${s}`));
+    // a single held foot is the pivot of a turn: world-fixed, only carried by travel (a foot
+    // still landing does not make a stance: wall-leg-swings turns back on its standing foot)
+    plan.lockPivot = holds.filter(Boolean).length === 1;
     const turn = plan.lockPivot ? 0 : prevRoot[0];
     const c = Math.cos(-turn), sn = Math.sin(-turn), L = sk.landmarkP, F = _f, cd = Math.cos(-prevRoot[0]), sd = Math.sin(-prevRoot[0]);
     feet.forEach((s, k) => {
-      const ankle = sk.index.get(`ankle_${s}`);
-      if (!(sk.lowestByBone[ankle] <= planted) || !support.has(`foot_${s}`)) return;
+      if (!holds[k]) return;
       // feet on their toes behind a hands/forearms lock are held at their sole centre
       footprint(L, plan.lockSole[k], plan.lockToe[k], plan.lockHeel[k], rig.solver.plantTolerance, F);
       const x = F[0] - startPos[0] - prevRoot[1], z = F[1] - startPos[2] - prevRoot[2];
@@ -227,13 +229,14 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
   // pins are all floor foot pins keeps its travelled root; the stance legs reach the plants, and a
   // free foot pushed through the floor is lifted by its own leg
   plan.stance = gait && plan.pins.length > 0 && plan.pins.every((q) => q.chain);
-  // swing clearance (root.js `clearFreeLimbs`): while resting on a locked or floor-pinned contact,
-  // a free foot whose toe the pose pushes through the floor is turned up at the ankle
+  // swing clearance (root.js `clearFreeLimbs`): while resting on a locked or pinned contact (a
+  // floor pin, or a foot pinned on the box), a free foot whose toe the pose pushes through the
+  // floor is turned up at the ankle
   const busy = new Set([...(phase.pin || []), ...(phase.reach || []), ...(phase.grip || [])].map(([e]) => e).concat(phase.gl || []));
   // and a foot reaching for the floor is kept out of it by its own ankle after the reach's blend
   // (reach.js), so a reach fading in never pushes the body up off the standing foot
   plan.reachSwing = [];
-  if ((phase.gl || []).length || plan.pins.some((q) => q.floor)) {
+  if ((phase.gl || []).length || plan.pins.length) {
     const floorReach = new Set((phase.reach || []).filter(([, a]) => a === "floor").map(([e]) => e));
     for (const s of SIDES) {
       const reached = floorReach.has(`foot_${s}`) && !gl.includes(`foot_${s}`) && !(phase.pin || []).some(([e]) => e === `foot_${s}`);
