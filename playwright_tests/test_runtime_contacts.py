@@ -407,3 +407,40 @@ def test_the_front_foot_of_a_half_kneel_stays_planted_while_standing_up_at_60_hz
         lift = max(abs(s["lm"][mark][1]) for s in up)
         assert drift * 1000 <= LIMIT_MM, f"{mark} slides {drift * 1000:.1f} mm"
         assert lift * 1000 <= LIMIT_MM, f"{mark} {lift * 1000:.1f} mm off the floor"
+
+
+LOWER_FROM_THE_BOX = """posecode exercise "Lower from the box"
+  rig humanoid
+  prop box
+  pose start = standing
+
+  step "Up" 1.3s settle:
+    hip_left: flex 70
+    knee_left: flex 90
+    pin: foot_right box
+
+  step "Lower the left foot" 1.5s settle:
+    hip_right: flex 70
+    knee_right: flex 85
+    ankle_right: dorsiflex 15
+    hip_left: flex 0
+    knee_left: flex 0
+    pin: foot_right box
+    reach: foot_left floor
+
+  repeat 2
+"""
+
+
+def test_a_foot_reaching_down_from_the_box_leaves_the_box_pin_alone_at_60_hz(rt_page, runtime_site, tmp_path):
+    """While the left foot reaches down to the floor, the right foot stays pinned on the box: its
+    sole centre within 5 mm of the box anchor, (0, 0.30, 0.30) m (kinematics-reference §10.1), at
+    every 60 Hz sample of the phase (the floor clamp lifted the body 9.6 mm off it when the
+    reaching toe went through the floor; now that foot turns up at its own ankle, plan.js swing)."""
+    path = tmp_path / "lower.posecode"
+    path.write_text(LOWER_FROM_THE_BOX, encoding="utf-8")
+    samples = sample_loop(rt_page, runtime_site, {"lower-box": compiled_file(path)})["lower-box"]
+    phase = [s for s in samples if s["segment"] == 1]
+    assert phase
+    worst = max((math.dist(s["lm"]["sole_right"], (0.0, 0.30, 0.30)), s["t"]) for s in phase)
+    assert worst[0] * 1000 <= LIMIT_MM, f"right sole {worst[0] * 1000:.1f} mm off the box at t={worst[1]:.3f}"

@@ -397,3 +397,32 @@ def test_a_turn_with_one_held_foot_pivots_on_it_though_both_are_locked():
     # and the body did turn a quarter about it: the toe now points along +X (yaw 90° turns +Z to +X)
     d = after.landmarks["toe_left"] - after.landmarks["heel_left"]
     assert d[0] > 0.15 and abs(d[2]) < 0.03
+
+
+def test_a_foot_reaching_down_from_the_box_does_not_lift_the_body_off_its_box_pin():
+    """Standing on the box (the right foot pinned to it), the left foot reaches down to the floor:
+    the reach puts it on the floor and its toe, which the pose pushes through the floor, is turned
+    up at its own ankle (swing clearance while resting on a pin, the box's too) instead of the
+    floor clamp raising the whole body off the box. Expected: the right sole on the box anchor
+    of kinematics-reference §10.1, (0, 0.30, 0.30) m, within 5 mm."""
+    p = compile_source("""
+        posecode exercise "Lower from the box"
+          rig humanoid
+          prop box
+          pose start = standing
+          step "Up" 1.3s settle:
+            hip_left: flex 70
+            knee_left: flex 90
+            pin: foot_right box
+          step "Lower the left foot" 1.5s settle:
+            hip_right: flex 70
+            knee_right: flex 85
+            ankle_right: dorsiflex 15
+            hip_left: flex 0
+            knee_left: flex 0
+            pin: foot_right box
+            reach: foot_left floor
+    """)
+    w = solve_keyframes(p).phases[1].world
+    assert np.linalg.norm(w.landmarks["sole_right"] - [0.0, 0.30, 0.30]) < 0.005
+    assert min(w.landmarks["toe_left"][1], w.landmarks["heel_left"][1]) > -0.002
