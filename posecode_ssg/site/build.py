@@ -49,8 +49,8 @@ from markupsafe import Markup
 from posecode_ssg.config import PosecodeError, SiteConfig
 from posecode_ssg.site import taxonomy
 from posecode_ssg.site.content import (
-    INDEX_NAMES, LinkIndex, Page, Problem, create_markdown, decode_source, page_url, parse_markdown_page,
-    scan_content, url_quote,
+    INDEX_NAMES, LinkIndex, Page, Problem, create_markdown, decode_source, is_internal, page_url,
+    parse_markdown_page, scan_content, url_quote,
 )
 from posecode_ssg.site.figures import CompiledFigure, compile_figure, compiler_fingerprint, figure_key
 from posecode_ssg.site.markdown import FenceInfo, attach_figure, posecode_env
@@ -305,6 +305,8 @@ class _Build:
         self.assets: dict[str, str] = {}
         self.figures: dict[str, CompiledFigure] = {}
         self.posters: dict[str, str] = {}  # figure key -> poster SVG of cards (from page workers)
+        self.terms: dict[tuple[str, str], dict] = {}  # (taxonomy, term) -> {slug, label, url}
+        self.urls: dict[str, str] = {}  # site-relative path -> URL (see url())
         self.page_workers: _PageWorkers | None = None
         self.staging: Path | None = None
 
@@ -693,13 +695,13 @@ class _Build:
             setattr(self, name, context[name])
         if context["drafts"]:
             self._drop_drafts(context["drafts"])
-        staging = Path(context["staging"])
-        made: set[Path] = set()
+        staging = context["staging"]
+        made: set[str] = set()
         written = 0
         for page in share:
             if page.src_uri in context["uris"]:
                 try:
-                    _place(self._render_page(page).encode("utf-8"), staging / page.dest_uri, made)
+                    _place(self._render_page(page).encode("utf-8"), f"{staging}/{page.dest_uri}", made)
                 except OSError as exc:
                     raise BuildError(f"cannot write the site to {self.out}: {exc}") from None
                 written += 1
@@ -838,7 +840,10 @@ class _Build:
     # ---------------------------------------------------------------- rendering
     def url(self, path: str) -> str:
         """Site URL of a site-relative path (``base_path`` prefixed, percent-encoded)."""
-        return self.base + url_quote(path)
+        found = self.urls.get(path)
+        if found is None:
+            found = self.urls[path] = self.base + url_quote(path)
+        return found
 
     def _rewrite_links(self, page: Page) -> None:
         for block in page.tokens:
@@ -847,8 +852,6 @@ class _Build:
                 if attr is None:
                     continue
                 target = str(child.attrGet(attr) or "")
-                from posecode_ssg.site.content import is_internal
-
                 if not is_internal(target):
                     continue
                 url, _msg, _hit = self.link_index.resolve(page, target)
@@ -861,11 +864,18 @@ class _Build:
                 "runtime_url": self.runtime_url, "rig_url": self.rig_url, "page": extra.pop("page_ctx", None),
                 "current_url": extra.pop("current_url", page.url if page else ""), **extra}
 
+    def _term(self, tax: str, term: str) -> dict:
+        """``{slug, label, url}`` of a taxonomy term (made once per build: pages share terms)."""
+        found = self.terms.get((tax, term))
+        if found is None:
+            slug = taxonomy.slugify(term) if tax == "tags" else term
+            found = self.terms[(tax, term)] = {"slug": slug, "label": taxonomy.label(tax, term),
+                                               "url": self.url(f"{tax}/{slug}/")}
+        return found
+
     def _meta_ctx(self, meta: dict) -> dict:
         def terms(tax: str, key: str) -> list[dict]:
-            return [{"slug": taxonomy.slugify(t) if tax == "tags" else t, "label": taxonomy.label(tax, t),
-                     "url": self.url(f"{tax}/{taxonomy.slugify(t) if tax == 'tags' else t}/")}
-                    for t in meta.get(key, [])]
+            return [self._term(tax, t) for t in meta.get(key, [])]
 
         return {
             "level": meta.get("level"), "level_label": taxonomy.LEVELS.get(meta.get("level", ""), ""),
@@ -1175,11 +1185,11 @@ class _Build:
         parent = out.parent
         staging = self._staging()
         try:
-            made: set[Path] = set()
+            made: set[str] = set()
             for dest in sorted(self.outputs):
                 data = self.outputs[dest]
                 if data is not IN_STAGING:
-                    _place(data, staging / dest, made)
+                    _place(data, f"{staging}/{dest}", made)
             if self.page_workers is not None and self.page_workers.busy:
                 self.page_workers.gather()  # their pages are in staging now
             old = parent / f".{out.name}.old-{os.getpid()}"
@@ -1223,7 +1233,7 @@ class _Build:
         out = self.out
         pid = os.getpid()
         try:
-            made: set[Path] = set()
+            made: set[str] = set()
             for dest in sorted(self.outputs):
                 data = self.outputs[dest]
                 target = out / dest
@@ -1260,12 +1270,12 @@ class _Build:
         self.result.written = True
 
 
-def _place(data: bytes | Path, target: Path, made: set[Path]) -> None:
+def _place(data: bytes | Path, target: str | Path, made: set[str]) -> None:
     """Write ``data`` (bytes, or a file to hard-link, copied when linking fails) to ``target``,
     creating its folder unless it is in ``made`` (folders created so far)."""
-    folder = target.parent
+    folder = os.path.dirname(target)
     if folder not in made:
-        folder.mkdir(parents=True, exist_ok=True)
+        os.makedirs(folder, exist_ok=True)
         made.add(folder)
     if isinstance(data, Path):
         try:
@@ -1273,7 +1283,13 @@ def _place(data: bytes | Path, target: Path, made: set[Path]) -> None:
         except OSError:
             shutil.copyfile(data, target)
     else:
-        target.write_bytes(data)
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), 0o666)
+        try:
+            view = memoryview(data)
+            while view:  # os.write may write less than asked
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)
 
 
 class _PageWorkers:
