@@ -230,13 +230,14 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
   // free foot pushed through the floor is lifted by its own leg
   plan.stance = gait && plan.pins.length > 0 && plan.pins.every((q) => q.chain);
   // swing clearance (root.js `clearFreeLimbs`): while resting on a locked or pinned contact (a
-  // floor pin, or a foot pinned on the box), a free foot whose toe the pose pushes through the
-  // floor is turned up at the ankle
+  // floor pin, or a foot pinned on the box: `sole`; not a pelvis on the seat, whose free legs
+  // flipped between frames), a free foot whose toe the pose pushes through the floor is turned up
+  // at the ankle
   const busy = new Set([...(phase.pin || []), ...(phase.reach || []), ...(phase.grip || [])].map(([e]) => e).concat(phase.gl || []));
   // and a foot reaching for the floor is kept out of it by its own ankle after the reach's blend
   // (reach.js), so a reach fading in never pushes the body up off the standing foot
   plan.reachSwing = [];
-  if ((phase.gl || []).length || plan.pins.length) {
+  if ((phase.gl || []).length || plan.pins.some((q) => q.floor || q.sole >= 0)) {
     const floorReach = new Set((phase.reach || []).filter(([, a]) => a === "floor").map(([e]) => e));
     for (const s of SIDES) {
       const reached = floorReach.has(`foot_${s}`) && !gl.includes(`foot_${s}`) && !(phase.pin || []).some(([e]) => e === `foot_${s}`);
