@@ -188,6 +188,10 @@ KNOWN = {
     "touch-toes": {"lift", "jump"},
     # reaches and self-collision switching on/off inside a phase (reach.js, selfcollision.js)
     "box-step": {"jump"}, "grapevine": {"jump"}, "high-knee-march": {"jump"},
+    # the closing foot's floor reach: a straight leg whose target comes 1 mm nearer is pre-bent
+    # by the CCD (ccd.js), 24° of knee for one frame near the phase end (~90 mm); its standing
+    # foot no longer lifts (reach.js keeps the closing foot out of the floor itself)
+    "tendu": {"jump"}, "box-step-taps": {"jump"},
     "hip-abduction": {"jump"}, "standing-quad-stretch": {"jump"}, "step-up": {"jump"},
     "walk-cycle": {"jump"}, "superhero-landing": {"jump"},
     # impossible as written (kinematic-self-collision: the retiré puts the free foot through the

@@ -11,7 +11,7 @@ import { mul } from "./quat.js";
 import { runPasses } from "./solvers/index.js";
 import { contactResidual, resolveContacts } from "./solvers/contacts.js";
 import { emptyPlan, planSegment } from "./solvers/plan.js";
-import { setEntryBlend } from "./solvers/blend.js";
+import { setEntryBlend, setExitBlend } from "./solvers/blend.js";
 
 const NO_CONTACTS = [];
 const NO_PLAN = emptyPlan();
@@ -96,7 +96,15 @@ export class FigureModel {
     const sk = this.skeleton, n = this.localQ.length;
     const state = () => ({ pos: new Float64Array(3), q: new Float64Array(4), local: new Float64Array(n) });
     const keep = (st) => { st.pos.set(sk.rootPos); st.q.set(sk.rootQ); st.local.set(this.localQ); return st; };
-    const end = state(), start = state();
+    const end = state(), start = state(), endV = state(), startV = state(), D = 1e-3;
+    // the two solves at a boundary and 1 ms either side of it (blend.js: position and rate)
+    const edge = (t, from, s, plan) => {
+      this._solve(t - D, from); keep(endV);
+      this._solve(t + D, s, true); keep(startV);
+      this._solve(t, s, true);
+      setEntryBlend(plan, end, keep(start), endV, startV, D);
+      if (from >= 0) setExitBlend(this.segPlan[from], plan, end, start, endV, startV);
+    };
     // no wrap segment (the last phase ends on the base pose, KR §5.1): a second pass plans the
     // first phase from the last phase's solved end, so contacts planted there are handed over at
     // the loop seam. It is kept when the loop closes — it ends within `solver.plantedHeight` of
@@ -123,8 +131,7 @@ export class FigureModel {
       this.segPlan[s] = plan;
       prevPlan = plan;
       // the same instant solved with this segment's contacts, before any blend
-      this._solve(tl.times[s], s, true);
-      setEntryBlend(plan, end, keep(start));   // solvers/blend.js: continuity at the boundary
+      edge(tl.times[s], from, s, plan);   // solvers/blend.js: continuity at the boundary
     }
     if (handed) {   // the seam's entry blend from the last phase's end as finally planned
       this._solve(tl.times[0], S - 1);
@@ -134,8 +141,7 @@ export class FigureModel {
         return;
       }
       keep(end);
-      this._solve(tl.times[0], 0, true);
-      setEntryBlend(this.segPlan[0], end, keep(start));
+      edge(tl.times[0], S - 1, 0, this.segPlan[0]);
     }
   }
 

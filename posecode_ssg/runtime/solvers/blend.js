@@ -8,7 +8,13 @@
  * offset is applied with weight 1 − smoothstep(u) (u: 0–1 through the segment):
  *   root = root + k·Δp,  rootQ = slerp(1, ΔR, k)·rootQ,  e_b = e_b + k·(e_b,end − e_b,start),
  * so the pose is continuous at every boundary (equal to the previous end at u = 0) and equals
- * this segment's solve, hence the keyframe solve, at u = 1. Root slerp through the quaternion
+ * this segment's solve, hence the keyframe solve, at u = 1. The velocity too: the difference of
+ * the two solves' rates at the boundary (from solves 1 ms either side, recorded at load) is added
+ * with the cubic Hermite weight g(u) = T·u(1 − u)² (T the segment's length: g(0) = g(1) = 0,
+ * dg/dt = 1 at u = 0 and 0 at u = 1) to each joint's angles, so a contact handover (a stance foot
+ * changing at a step) does not jerk the free leg (eval's C1 metric): knees and ankles only, not
+ * the root nor a leg a pin or lock holds in this segment (that slid the planted foot), nor the
+ * arms (the self-collision pass, before this one, could no longer keep them clear). Root slerp through the quaternion
  * logarithm (quat.js). A joint's offset is added in its joint angles e (quat.js `jointAngles`,
  * the axes of its rig.json `rom` box) and the sum is clamped into the box (widened to the
  * unblended and the end angle): a quaternion slerp between an open and a gripping hand leaves the thumb's
@@ -19,7 +25,11 @@
 
 import { expScaled, fromEulerXYZ, jointAngles, log, mul, mulConjA } from "../quat.js";
 
-const _v = new Float64Array(3), _q = new Float64Array(4), _e = new Float64Array(9);
+const _v = new Float64Array(3), _q = new Float64Array(4), _e = new Float64Array(15);
+
+/** Whether a floor pin's stance leg or a locked foot's leg of `plan` contains bone `b`. */
+const holds = (plan, b) => (plan.pins || []).some((x) => x.chain && (x.chain.bones.includes(b) || x.chain.end === b)) ||
+  (plan.lockChain || []).some((c) => c.bones.includes(b) || c.end === b);
 
 /**
  * Record the entry offset of `plan` (solvers/plan.js) from two solved states of one skeleton.
@@ -27,16 +37,25 @@ const _v = new Float64Array(3), _q = new Float64Array(4), _e = new Float64Array(
  *   start and end local quaternions of each blended bone), `blends`)
  * @param {{pos: Float64Array, q: Float64Array, local: Float64Array}} end solved end of the previous phase
  * @param {{pos: Float64Array, q: Float64Array, local: Float64Array}} start this segment's solve at u = 0
+ * @param {{local: Float64Array}} endV the previous segment's solve `D` s before the boundary
+ * @param {{local: Float64Array}} startV this segment's solve `D` s after it
+ * @param {number} D seconds
  */
-export function setEntryBlend(plan, end, start) {
+export function setEntryBlend(plan, end, start, endV, startV, D) {
   for (let a = 0; a < 3; a++) plan.blend[a] = end.pos[a] - start.pos[a];
+  plan.blendD = D;
   // world-frame root delta: ΔR = q_end · conj(q_start)
   const s = start.q, cs = [-s[0], -s[1], -s[2], s[3]];
   plan.blendQ = mul(new Float64Array(4), 0, end.q, 0, cs, 0);
   const bones = [], offs = [];
   for (let b = 0; b < end.local.length / 4; b++) {
-    mulConjA(_q, 0, start.local, b * 4, end.local, b * 4);
-    if (Math.abs(_q[3]) < 1 - 1e-12) { bones.push(b); offs.push(...start.local.subarray(b * 4, b * 4 + 4), ...end.local.subarray(b * 4, b * 4 + 4)); }
+    let moved = false;
+    // only a free knee or ankle (a stance handover's swing leg): a held leg's rate is left to its
+    // contact (offsetting it slid the planted foot), an arm's to the self-collision pass before
+    const held = !(plan.knee || []).includes(b) && !(plan.ankle || []).includes(b) || holds(plan, b);
+    for (const o of [end.local, endV.local, startV.local]) { mulConjA(_q, 0, start.local, b * 4, o, b * 4); moved ||= Math.abs(_q[3]) < 1 - 1e-12; }
+    if (moved) for (const o of held ? [start, end, start, end] : [start, end, startV, endV]) offs.push(...o.local.subarray(b * 4, b * 4 + 4));
+    if (moved) bones.push(b);
   }
   plan.blendBones = Int16Array.from(bones);
   plan.blendLocal = Float64Array.from(offs);
@@ -45,34 +64,53 @@ export function setEntryBlend(plan, end, start) {
 
 /**
  * Blend joint `b` of local rotations `q` toward the recorded end: its angles plus k × (end − start)
- * angles (`L` at `li`: start then end quaternion), each clamped into `box` widened to the
- * unblended and the end angle (so the boundary stays continuous whatever the solves did).
+ * angles plus g × (the end's rate − the start's rate) (`L` at `li`: start, end, start + D, end − D
+ * quaternions), each clamped into `box` widened to the unblended and the end angle (so the
+ * boundary stays continuous whatever the solves did).
  */
-function blendJoint(q, b, L, li, box, k) {
+function blendJoint(q, b, L, li, box, k, g) {
   jointAngles(q, b * 4, box, _e, 0);
-  jointAngles(L, li, box, _e, 3);
-  jointAngles(L, li + 4, box, _e, 6);
+  for (let j = 0; j < 4; j++) jointAngles(L, li + 4 * j, box, _e, 3 + 3 * j);
   for (let i = 0; i < 3; i++) {
-    const v = _e[i] + k * (_e[6 + i] - _e[3 + i]), r = box && box["xyz"[i]];
+    const v = _e[i] + k * (_e[6 + i] - _e[3 + i]) + g * (_e[6 + i] - _e[12 + i] - _e[9 + i] + _e[3 + i]), r = box && box["xyz"[i]];
     _e[i] = r ? Math.min(Math.max(v, Math.min(r[0], _e[i], _e[6 + i])), Math.max(r[1], _e[i], _e[6 + i])) : v;
   }
   fromEulerXYZ(q, b * 4, _e[0], _e[1], _e[2]);
 }
 
+/**
+ * The other side of a stance handover: the leg a pin or lock of the next segment holds, free in
+ * `prev` (a foot about to land), is given the next segment's joint rates at its end — the rate
+ * difference with the Hermite weight −T·u²(1 − u) (0 at both ends, d/dt = −1 at u = 1), stored
+ * on `prev` as `exitBones` / `exitLocal` (same layout as the entry offsets).
+ */
+export function setExitBlend(prev, plan, end, start, endV, startV) {
+  const bones = [], offs = [];
+  for (let b = 0; b < end.local.length / 4; b++) {
+    if (!holds(plan, b) || holds(prev, b)) continue;
+    bones.push(b);
+    for (const o of [start, end, startV, endV]) offs.push(...o.local.subarray(b * 4, b * 4 + 4));
+  }
+  prev.exitBones = Int16Array.from(bones);
+  prev.exitLocal = Float64Array.from(offs);
+}
+
 export const entryBlend = {
   name: "entry-blend",
   run(ctx) {
-    const p = ctx.plan, u = ctx.u;
-    if (!p.blends || !(u < 1)) return;
-    const k = 1 - u * u * (3 - 2 * u), sk = ctx.skeleton;
+    const p = ctx.plan, u = ctx.u, T = ctx.segDt[ctx.segment], sk = ctx.skeleton, rom = ctx.rig.rom, xb = p.exitBones;
+    if (!(u < 1)) return;
+    if (xb) for (let i = 0; i < xb.length; i++) blendJoint(ctx.localQ, xb[i], p.exitLocal, i * 16, rom[sk.boneIds[xb[i]]], 0, T * u * u * (1 - u) / p.blendD);
+    if (!p.blends) { if (xb) sk.forward(ctx.localQ); return; }
+    const k = 1 - u * u * (3 - 2 * u), g = T * u * (1 - u) * (1 - u);
     for (let a = 0; a < 3; a++) sk.rootPos[a] += k * p.blend[a];
     if (p.blendQ) {
       log(_v, 0, p.blendQ, 0);
       expScaled(_q, 0, _v, 0, k);
       mul(sk.rootQ, 0, _q, 0, sk.rootQ, 0);
     }
-    const bb = p.blendBones, rom = ctx.rig.rom;
-    if (bb) for (let i = 0; i < bb.length; i++) blendJoint(ctx.localQ, bb[i], p.blendLocal, i * 8, rom[sk.boneIds[bb[i]]], k);
+    const bb = p.blendBones;
+    if (bb) for (let i = 0; i < bb.length; i++) blendJoint(ctx.localQ, bb[i], p.blendLocal, i * 16, rom[sk.boneIds[bb[i]]], k, g / p.blendD);
     sk.forward(ctx.localQ);
     const low = sk.measureLowest();
     if (low < 0) sk.translate(0, -low, 0);

@@ -1,0 +1,115 @@
+"""Stance feet of stepping gaits in <posecode-figure>, sampled at 60 Hz over one whole loop
+(issue 5): a travelling gait's stance foot holds its place late in a long step, a foot brushing in
+along the floor (tendu, a tap coming down) does not lift the standing foot, and the joints of the
+leg that lands keep their velocity through the stance handover. Expected values: the floor
+(height 0), where the foot was when its phase began, and the joint's own rate either side of the
+keyframe (eval's C1 allowance, docs/eval.md)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from .pages import READY_ALL, compiled_example, figure_html, needs_browser
+from .test_runtime_contacts import LIMIT_MM, sample_loop
+
+pytestmark = needs_browser
+
+RATES = """([id, t, h, bones]) => {
+  const el = document.getElementById(id), out = [];
+  for (const x of [t - 2 * h, t - h, t + h, t + 2 * h]) { el.seek(x); const s = el.sample(); out.push(bones.map((b) => s.local[b])); }
+  return out;
+}"""
+
+
+def _rotvec(qa, qb) -> tuple[float, float, float]:
+    """Rotation vector (rad, local frame) of qa⁻¹·qb for quaternions [x, y, z, w]."""
+    ax, ay, az, aw = -qa[0], -qa[1], -qa[2], qa[3]
+    bx, by, bz, bw = qb
+    x = aw * bx + ax * bw + ay * bz - az * by
+    y = aw * by - ax * bz + ay * bw + az * bx
+    z = aw * bz + ax * by - ay * bx + az * bw
+    w = aw * bw - ax * bx - ay * by - az * bz
+    if w < 0:
+        x, y, z, w = -x, -y, -z, -w
+    n = math.sqrt(x * x + y * y + z * z)
+    k = 2 * math.atan2(n, w) / n if n > 1e-12 else 2.0
+    return x * k, y * k, z * k
+
+
+@pytest.mark.parametrize("avatar", ["avatar1", "avatar3"])
+def test_a_walking_stance_foot_holds_its_place_through_every_step_at_60_hz(rt_page, runtime_site, avatar):
+    """walk-cycle: each "Step" pins the stance foot where it was when the step began; the body
+    travels 0.32-0.34 m over it, further than the hip's 20° of extension and the ankle's 15° of
+    dorsiflexion let a straight leg follow (it slid 34 mm). Heel and toe points stay where they
+    touched down while they are down, and the foot stays on the floor."""
+    doc = compiled_example("walk-cycle", avatar=avatar)
+    samples = sample_loop(rt_page, runtime_site, {"walk": doc})["walk"]
+    checked = 0
+    for seg, ph in enumerate(doc["phases"]):
+        pins = [e for e, a in ph.get("pin") or [] if a == "floor" and e.startswith("foot_")]
+        run = [s for s in samples if s["segment"] == seg]
+        for foot in pins:
+            # heel and toe points, each from when it touches down until it leaves the floor (a foot
+            # lands on its heel and lowers its toes; the heel rises to push off)
+            for mark in (f"heel_{foot[5:]}", f"toe_{foot[5:]}"):
+                h = [abs(s["lm"][mark][1]) * 1000 <= LIMIT_MM for s in run]
+                if True not in h:
+                    continue
+                a = h.index(True)
+                b = h.index(False, a) if False in h[a:] else len(run)
+                p0 = run[a]["lm"][mark]
+                drift = max(math.hypot(s["lm"][mark][0] - p0[0], s["lm"][mark][2] - p0[2]) for s in run[a:b])
+                assert drift * 1000 <= LIMIT_MM, f"{ph['name']}: {mark} slides {drift * 1000:.1f} mm"
+                checked += b - a
+            # once down (a foot that arrives from the air is lowered by the entry blend), it stays
+            # on the floor: its lower sole point is down
+            low = [min(abs(s["lm"][f"heel_{foot[5:]}"][1]), abs(s["lm"][f"toe_{foot[5:]}"][1])) * 1000 for s in run]
+            first = next(k for k, v in enumerate(low) if v <= LIMIT_MM)
+            assert max(low[first:]) <= LIMIT_MM, f"{ph['name']}: {foot} leaves the floor after touching down"
+    assert checked > 60   # samples of planted heel or toe points
+
+
+@pytest.mark.parametrize("name, phase, standing, reaching", [
+    ("tendu", "Close through the floor", "left", "right"),
+    ("box-step-taps", "Right down", "left", "right"),
+])
+def test_a_foot_coming_down_to_the_floor_leaves_the_standing_foot_down_at_60_hz(rt_page, runtime_site, name, phase,
+                                                                                  standing, reaching):
+    """The reaching foot's blend from a pose whose toe the timeline pushes through the floor is
+    kept out of the floor by its own ankle (reach.js + root.js swing clearance), not by the floor
+    clamp lifting the figure: the standing foot's heel and toe stay on the floor at every sample
+    (they rose 22 mm in tendu, 9.8 mm in box-step-taps), and the reaching foot's toe is never
+    below it."""
+    doc = compiled_example(name)
+    seg = [p["name"] for p in doc["phases"]].index(phase)
+    run = [s for s in sample_loop(rt_page, runtime_site, {name: doc})[name] if s["segment"] == seg]
+    assert len(run) > 20
+    for mark in (f"heel_{standing}", f"toe_{standing}"):
+        lift = max(abs(s["lm"][mark][1]) for s in run)
+        assert lift * 1000 <= LIMIT_MM, f"{name} {phase}: {mark} {lift * 1000:.1f} mm off the floor"
+    low = min(s["lm"][f"toe_{reaching}"][1] for s in run)
+    assert low * 1000 >= -1.0, f"{name} {phase}: the reaching toe {low * 1000:.1f} mm below the floor"
+
+
+def test_the_leg_that_lands_keeps_its_joint_rates_through_the_stance_handover(rt_page, runtime_site):
+    """walk-cycle, keyframe "Step right" -> "Step left": the right foot lands and becomes the
+    stance. Each right-leg joint's angular velocity just before and just after the keyframe
+    (first differences 1 ms apart, away from the keyframe itself) may differ by at most eval's
+    allowance, 0.5 rad/s + 10 % of the larger speed (the hip jumped 0.6 rad/s against 0.557
+    before the exit blend)."""
+    doc = compiled_example("walk-cycle")
+    url = runtime_site.page("gait-rates", [figure_html("walk", doc)])
+    rt_page.goto(url)
+    rt_page.evaluate(READY_ALL)
+    t = doc["phases"][0]["d"]
+    h = 1e-3
+    bones = ["hip_right", "knee_right", "ankle_right"]
+    q = rt_page.evaluate(RATES, ["walk", t, h, bones])
+    for i, b in enumerate(bones):
+        before = [c / h for c in _rotvec(q[0][i], q[1][i])]   # t − 2h → t − h
+        after = [c / h for c in _rotvec(q[2][i], q[3][i])]    # t + h → t + 2h
+        jump = math.dist(before, after)
+        allowance = 0.5 + 0.1 * max(math.hypot(*before), math.hypot(*after))
+        assert jump <= allowance, f"{b}: angular velocity jumps {jump:.2f} rad/s (allowance {allowance:.2f})"

@@ -1,0 +1,90 @@
+"""Stance feet of stepping gaits in the numpy keyframe solve (issue 5: a planted foot does not
+slide late in a step; a foot the rig cannot keep flat is diagnosed at its line, never silently
+lifted). Expected values come from the base pose or from the solved joints' own geometry."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from posecode_ssg.motion.solve import kinematic_diagnostics, solve_keyframes
+
+from helpers_motion import compile_source
+
+WALK = """
+posecode exercise "Two steps"
+  rig humanoid
+  pose start = standing
+  step "Step right" 0.7s flow:
+    hip_right: flex 30
+    knee_right: flex 15
+    hip_left: extend 12
+    travel: 0 0.34
+    pin: foot_left floor
+  step "Step left" 0.7s flow:
+    hip_left: flex 30
+    knee_left: flex 15
+    hip_right: extend 12
+    travel: 0 0.66
+    pin: foot_right floor
+"""
+
+SIDE_STEP = """
+posecode exercise "Side step"
+  rig humanoid
+  pose start = standing
+  step "Shift right" 1s flow:
+    travel: -0.3 0
+    pin: foot_left floor
+    reach: foot_right floor
+  step "Shift back" 1s flow:
+    travel: 0 0
+    pin: foot_right floor
+    reach: foot_left floor
+"""
+
+
+def test_a_stance_foot_holds_its_place_at_the_end_of_a_long_step():
+    # The body travels 0.34 m over the planted left foot: the hip's 20° of extension and the
+    # ankle's 15° of dorsiflexion cannot keep a straight leg on the plant, so the heel rises and
+    # the body stays back over the foot instead of dragging it (it slid 3 cm before).
+    program = compile_source(WALK)
+    sol = solve_keyframes(program)
+    end, base = sol.phases[0].world, sol.base
+    # the ball of the foot (toe point) stays where the standing foot had it in the base pose
+    moved = np.hypot(*(end.landmarks["toe_left"] - base.landmarks["toe_left"])[[0, 2]])
+    assert moved < 1e-3
+    # on the floor, heel up (push-off), and the stance leg within its reach of the plant
+    assert end.landmarks["toe_left"][1] == pytest.approx(0.0, abs=1e-3)
+    assert end.landmarks["heel_left"][1] > 0.005
+    assert end.pos["pelvis"][2] < base.pos["pelvis"][2] + 0.34   # the root made up the rest
+    assert not [d for d in kinematic_diagnostics(program) if d.code == "kinematic-pin-unreachable"]
+
+
+def test_a_sideways_lean_over_a_planted_foot_is_diagnosed_as_a_rolled_sole():
+    # The rig's ankle only flexes and extends: a leg leaning sideways over its planted foot rolls
+    # the sole onto its edge by the lean (never a silent lift). The lean is measured
+    # independently from the solved hip and ankle joints.
+    program = compile_source(SIDE_STEP)
+    sol = solve_keyframes(program)
+    diags = [d for d in kinematic_diagnostics(program) if d.code == "kinematic-foot-flat"]
+    by_phase = {d.extra["phase"]: d for d in diags}
+    assert set(by_phase) == {"Shift right", "Shift back"}
+    d = by_phase["Shift right"]
+    assert d.line == 4 and d.extra["foot"] == "foot_left"
+    w = sol.phases[0].world
+    hip, ankle = w.pos["hip_left"], w.pos["ankle_left"]
+    lean = math.degrees(math.atan2(abs(hip[0] - ankle[0]), hip[1] - ankle[1]))
+    assert lean > 10
+    assert abs(d.extra["roll"]) == pytest.approx(lean, abs=2.0)
+    # the planted toe still holds its place (from where the previous phase left it)
+    prev = sol.phases[1].world   # the loop closes: phase 0 is entered from phase 1's end
+    moved = np.hypot(*(w.landmarks["toe_left"] - prev.landmarks["toe_left"])[[0, 2]])
+    assert moved < 2e-3
+
+
+def test_a_walk_straight_ahead_is_not_reported_as_rolled():
+    # sagittal steps: the leg leans forward and back only, the sole does not roll
+    assert not [d for d in kinematic_diagnostics(compile_source(WALK)) if d.code == "kinematic-foot-flat"]
