@@ -618,21 +618,19 @@ class _Build:
         self.result.page_workers = count
         state: dict[str, Any] = {}
 
-        def parse() -> None:
+        def parse() -> None:  # this process's pages (and their cached figures) too, meanwhile
             pool.send_all(lambda k: ("parse",))
             pool.progress("parse", len(pages), show)
-            for page in local:
-                self._parse_page(page)
-                pool.pump(1)
+            state["mine"] = self._parse_share(local, pool.pump)
             state["parsed"] = pool.gather()
 
-        def compile_() -> None:
-            jobs = self._figure_jobs(local)
+        def compile_() -> None:  # what no cache held, for every process
+            jobs = dict(state["mine"]["missing"])
             for reply in state["parsed"]:
                 for key, job in reply["missing"].items():
                     jobs.setdefault(key, job)
             self._compile(jobs, show)
-            if any(reply["motion_missing"] for reply in state["parsed"]):
+            if any(reply["motion_missing"] for reply in state["parsed"] + [state["mine"]]):
                 self._note_motion_missing()
 
         def finish() -> None:
@@ -657,10 +655,10 @@ class _Build:
         self._lap("compile", compile_)
         self._lap("finish", finish)
 
-    # ------------------------------------------------------------ in a page worker
-    def _worker_parse(self, share: list[Page], tick) -> dict:
-        """Parse this worker's pages; load their figures from the cache. Returns
-        ``{"missing": {key: compile job}, "motion_missing": bool}`` for the main process."""
+    # ------------------------------------------------------------ a share of the pages
+    def _parse_share(self, share: list[Page], tick) -> dict:
+        """Parse a process's share of the pages (``tick()`` after each); load their figures
+        from the cache. Returns ``{"missing": {key: compile job}, "motion_missing": bool}``."""
         for page in share:
             self._parse_page(page)
             tick()
@@ -675,7 +673,7 @@ class _Build:
                 motion_missing = motion_missing or cached.motion_missing
         return {"missing": missing, "motion_missing": motion_missing}
 
-    def _worker_finish(self, share: list[Page], compiled: dict[str, CompiledFigure]) -> list[tuple]:
+    def _finish_share(self, share: list[Page], compiled: dict[str, CompiledFigure]) -> list[tuple]:
         """Finish this worker's pages with the figures the main process compiled for them.
         Returns ``(src_uri, record, card poster key, card poster SVG)`` per page."""
         self.figures.update(compiled)
@@ -688,7 +686,7 @@ class _Build:
             out.append((page.src_uri, record, key, self.figures[key].poster if key else None))
         return out
 
-    def _worker_render(self, share: list[Page], context: dict, tick) -> int:
+    def _render_share(self, share: list[Page], context: dict, tick) -> int:
         """Render this worker's pages named in ``context["uris"]`` with the site-wide context
         and write them into the staging folder. Returns the number of pages written."""
         for name in ("site_ctx", "nav", "assets", "runtime_url", "rig_url", "section_titles"):
@@ -1338,7 +1336,7 @@ class _PageWorkers:
 
             self.bar = tqdm(total=total, desc=phase, unit="page", leave=False, file=sys.stderr, dynamic_ncols=True)
 
-    def pump(self, done: int = 0) -> None:
+    def pump(self, done: int = 1) -> None:
         """Count ``done`` pages of this process and take in whatever the workers sent (no wait)."""
         if self.bar is not None:
             self.bar.update(done)
@@ -1432,11 +1430,11 @@ def _page_worker(build: "_Build", share: list[Page], conn) -> None:
             message = conn.recv()
             ticks[0] = 0
             if message[0] == "parse":
-                reply = build._worker_parse(share, tick)
+                reply = build._parse_share(share, tick)
             elif message[0] == "finish":
-                reply = build._worker_finish(share, message[1])
+                reply = build._finish_share(share, message[1])
             elif message[0] == "render":
-                reply = build._worker_render(share, message[1], tick)
+                reply = build._render_share(share, message[1], tick)
             else:
                 return
             if ticks[0]:
