@@ -556,9 +556,9 @@ def _clear_free_limbs(pose: _Pose, kf, reached: bool = False, arriving: frozense
     lifts the figure afterwards); the knee and hip leave it a graze of ``plantTolerance`` / 5. A
     foot on its heel is not turned at the ankle (that would drive the heel down): with its ankle
     dorsiflexed it stands on the heel on purpose, a support the body rises over; else the knee
-    lifts it. With ``reached``, the same for each foot that reaches for the floor (neither
-    locked nor pinned), after the reaches: a brushing foot (tendu, a tap coming down) is kept out
-    of the floor instead of lifting the standing foot. Same rule in runtime/solvers/root.js
+    lifts it. With ``reached``, each foot that reaches for the floor (neither locked nor pinned),
+    after the reaches: a brushing foot (tendu, a tap coming down) is kept out of the floor instead
+    of lifting the standing foot (but one on its heel is left there: a foot set down flat). Same rule in runtime/solvers/root.js
     ``clearFreeLimbs`` (plan.js ``swing``, ``reachSwing``)."""
     busy = {c.effector for c in list(kf.pins) + list(kf.reaches) + list(kf.grips)} | set(kf.ground_lock)
     floor_reach = {c.effector for c in kf.reaches if c.target == FLOOR}
@@ -587,8 +587,9 @@ def _clear_free_limbs(pose: _Pose, kf, reached: bool = False, arriving: frozense
                 break
             if heel[1] <= toe[1]:
                 # on its heel: turning the toes up would drive the heel down; with the ankle
-                # flexed (toes up on purpose) it is a support the body rises over, else the knee lifts it
-                if pose.euler[ankle][0] < 0:
+                # flexed (toes up on purpose) it is a support the body rises over, else the knee
+                # lifts it (a foot reaching for the floor is left on it)
+                if pose.euler[ankle][0] < 0 or reached:
                     break
             else:
                 _hinge_up(pose, ankle, toe, fl - low[ankle])

@@ -371,7 +371,8 @@ const _he = new Float64Array(3), _hq = new Float64Array(4);
  * a knee still through the floor goes round it, the hip abducting ({@link hingeUp}); at most
  * `solver.clearanceIterations` rounds. A foot on its heel is not turned at the ankle (that
  * would drive the heel down): with its ankle dorsiflexed it stands on the heel on purpose, a
- * support the floor clamp raises the body over; else the knee lifts it.
+ * support the floor clamp raises the body over; else the knee lifts it, unless it reaches for
+ * the floor (`plan.reachSwing`, after the reach: a foot set down flat rests on its heel).
  */
 export function clearFreeLimbs(ctx, sw = ctx.plan.swing) {
   const sk = ctx.skeleton, P = sk.worldP, L = sk.landmarkP, lb = sk.lowestByBone, q = ctx.localQ;
@@ -382,7 +383,7 @@ export function clearFreeLimbs(ctx, sw = ctx.plan.swing) {
   for (let b = 0; b < sk.boneCount; b++) if (lb[b] < fl && !sw.some((f) => f.knee === b || f.ankle === b)) fl = lb[b];
   // the knee and hip leave the floor clamp a graze of a fifth of `plantTolerance` (a sole edge of
   // a leg swinging out): flexing a knee over a flat foot first dips its toes
-  const graze = fl - 0.2 * ctx.rig.solver.plantTolerance;
+  const graze = fl - 0.2 * ctx.rig.solver.plantTolerance, reached = sw !== ctx.plan.swing;
   for (let i = 0; i < sw.length; i++) {
     const f = sw[i], a = f.ankle * 3, h = f.heel * 3, t = f.toe * 3;
     for (let it = 0; it < ctx.rig.solver.clearanceIterations; it++) {
@@ -391,7 +392,8 @@ export function clearFreeLimbs(ctx, sw = ctx.plan.swing) {
       if (L[h + 1] <= L[t + 1]) {
         // on its heel: turning the toes up would drive the heel down; with the ankle flexed
         // (toes up on purpose) it is a support and the body rises over it, else the knee lifts it
-        if (q[f.ankle * 4] < 0) break;
+        // (a foot reaching for the floor is left on it)
+        if (q[f.ankle * 4] < 0 || reached) break;
       } else hingeUp(ctx, f.ankle, L, t, fl - lb[f.ankle]);
       sk.measureLowest();
       if (lb[f.ankle] < graze) {
