@@ -31,6 +31,7 @@ import concurrent.futures
 import contextlib
 import concurrent.futures.process
 import difflib
+import gc
 import hashlib
 import json
 import multiprocessing
@@ -308,6 +309,7 @@ class _Build:
         self.terms: dict[tuple[str, str], dict] = {}  # (taxonomy, term) -> {slug, label, url}
         self.urls: dict[str, str] = {}  # site-relative path -> URL (see url())
         self.page_workers: _PageWorkers | None = None
+        self.frozen = False  # gc.freeze() called before forking page workers
         self.staging: Path | None = None
 
     # ---------------------------------------------------------------- driver
@@ -318,6 +320,8 @@ class _Build:
         finally:
             if self.page_workers is not None:
                 self.page_workers.close()
+            if self.frozen:
+                gc.unfreeze()
             if self.staging is not None and not self.result.written:
                 shutil.rmtree(self.staging, ignore_errors=True)  # an aborted build leaves nothing behind
             self.result.seconds = time.perf_counter() - start
@@ -614,6 +618,11 @@ class _Build:
         local = [page for page in pages if page.is_index or page.src_uri in mine_uris]
         for name in self.theme.env.list_templates(extensions=["html", "xml"]):
             self.theme.env.get_template(name)  # compiled once, before the fork, for every worker
+        # Objects made so far are left out of garbage collections from here on (in the workers
+        # too): a collection writes to every object it visits, which would copy the pages the
+        # fork shares (CPython's gc.freeze advice for fork without exec). Undone in run().
+        gc.freeze()
+        self.frozen = True
         pool = self.page_workers = _PageWorkers(self, shares)
         self.result.page_workers = count
         state: dict[str, Any] = {}
