@@ -1149,10 +1149,11 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
                     pose.move((0.0, -(pose.world().lowest(subtree(f"ankle_{s}"))), 0.0))
         prev_pins = {(c.effector, c.target): a for c, a in pin_targets if c.target == FLOOR}
         prev_prints = prints
-        # resting on a lock, a floor pin or a foot pinned on a top (the box); not a pelvis on the
-        # seat, whose free feet stay as posed (runtime/solvers/plan.js `swing`)
-        stands = kf.ground_lock or any(c.target == FLOOR or (c.effector.startswith("foot") and c.target in ("box", "seat"))
-                                       for c, _ in pin_targets)
+        # swing clearance while resting on a lock or a floor pin; a foot reaching for the floor
+        # also while standing on a foot pinned on a top (the box), not a pelvis on the seat
+        # (runtime/solvers/plan.js `rests`, `reachSwing`)
+        stands = kf.ground_lock or any(c.target == FLOOR for c, _ in pin_targets)
+        on_top = any(c.effector.startswith("foot") and c.target in ("box", "seat") for c, _ in pin_targets)
         if stands:
             _clear_free_limbs(pose, kf, arriving=arriving)
 
@@ -1209,7 +1210,7 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
                     _ccd(pose, chain, end, tgt, widen)
             reach_targets.append((c, tgt))
 
-        if kf.reaches and stands:
+        if kf.reaches and (stands or on_top):
             _clear_free_limbs(pose, kf, reached=True)
 
         # self-collision (KR §10.2, collide.py): free limbs kept out of the torso and the other leg

@@ -229,21 +229,23 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
   // pins are all floor foot pins keeps its travelled root; the stance legs reach the plants, and a
   // free foot pushed through the floor is lifted by its own leg
   plan.stance = gait && plan.pins.length > 0 && plan.pins.every((q) => q.chain);
-  // swing clearance (root.js `clearFreeLimbs`): while resting on a locked or pinned contact (a
-  // floor pin, or a foot pinned on the box: `sole`; not a pelvis on the seat, whose free legs
-  // flipped between frames), a free foot whose toe the pose pushes through the floor is turned up
-  // at the ankle
+  // swing clearance (root.js `clearFreeLimbs`): while resting on a locked or floor-pinned contact,
+  // a free foot whose toe the pose pushes through the floor is turned up at the ankle
   const busy = new Set([...(phase.pin || []), ...(phase.reach || []), ...(phase.grip || [])].map(([e]) => e).concat(phase.gl || []));
   // and a foot reaching for the floor is kept out of it by its own ankle after the reach's blend
-  // (reach.js), so a reach fading in never pushes the body up off the standing foot
+  // (reach.js), so a reach fading in never pushes the body up off the standing foot — or off the
+  // box, a foot pinned on it (`sole`; box-step-up's left foot reaching down lifted the body 9.6 mm
+  // off its pin; a free foot there is not turned: step-up's, dipping as the body rises onto the
+  // box, jerked its ankle; a pelvis on the seat is neither: its free legs flipped between frames)
   plan.reachSwing = [];
-  if ((phase.gl || []).length || plan.pins.some((q) => q.floor || q.sole >= 0)) {
+  const rests = (phase.gl || []).length || plan.pins.some((q) => q.floor);
+  if (rests || plan.pins.some((q) => q.sole >= 0)) {
     const floorReach = new Set((phase.reach || []).filter(([, a]) => a === "floor").map(([e]) => e));
     for (const s of SIDES) {
       const reached = floorReach.has(`foot_${s}`) && !gl.includes(`foot_${s}`) && !(phase.pin || []).some(([e]) => e === `foot_${s}`);
       // a locked foot not on the floor when the phase began (arriving from the air) is free until it lands
       const arriving = gl.includes(`foot_${s}`) && !plan.lockHeld[feet.indexOf(s)];
-      if (!reached && !arriving && (busy.has(`foot_${s}`) || busy.has(`knee_${s}`))) continue;
+      if (!reached && (!rests || (!arriving && (busy.has(`foot_${s}`) || busy.has(`knee_${s}`))))) continue;
       (reached ? plan.reachSwing : plan.swing).push({ ankle: sk.index.get(`ankle_${s}`), knee: sk.index.get(`knee_${s}`),
         heel: sk.landmarkIndex.get(`heel_${s}`), toe: sk.landmarkIndex.get(`toe_${s}`) });
     }
