@@ -113,22 +113,24 @@ def deepest(w: World, limb: str) -> tuple[float, np.ndarray | None, np.ndarray |
     return hit
 
 
-def _far(pts: list[np.ndarray], r: float, capsules: list[tuple[np.ndarray, np.ndarray, float]]) -> bool:
-    """True when the limb's samples (radius ``r``; they lie on the segment from the first to the
-    last sample) are certainly clear of every capsule, so :func:`deepest`'s loop can be skipped:
-    the distance between that segment and each capsule axis, the closest points of two segments
-    (Ericson, *Real-Time Collision Detection*, §5.1.9), exceeds the radii by more than 1e-6 m
-    (the rounding of this float computation is far below that). Nearly parallel or degenerate
-    segments are measured sample by sample instead (point to segment, the same margin)."""
-    p1x, p1y, p1z = pts[0].tolist()
-    q1x, q1y, q1z = pts[-1].tolist()
+def _far(pts: list[tuple[float, float, float]], r: float,
+         capsules: list[tuple[tuple[float, float, float], tuple[float, float, float], float]]) -> bool:
+    """True when the limb's samples (float triples, radius ``r``; they lie on the segment from
+    the first to the last sample) are certainly clear of every capsule (float end points, radius),
+    so :func:`deepest`'s loop can be skipped: the distance between that segment and each capsule
+    axis, the closest points of two segments (Ericson, *Real-Time Collision Detection*, §5.1.9),
+    exceeds the radii by more than 1e-6 m (the rounding of this float computation, and of
+    :func:`_float_geometry`, is far below that). Nearly parallel segments are measured sample by
+    sample instead (point to segment, the same margin)."""
+    p1x, p1y, p1z = pts[0]
+    q1x, q1y, q1z = pts[-1]
     d1x, d1y, d1z = q1x - p1x, q1y - p1y, q1z - p1z
     aa = d1x * d1x + d1y * d1y + d1z * d1z
     if aa < 1e-12:
         return False
     for p2, q2, ro in capsules:
-        p2x, p2y, p2z = p2.tolist()
-        q2x, q2y, q2z = q2.tolist()
+        p2x, p2y, p2z = p2
+        q2x, q2y, q2z = q2
         d2x, d2y, d2z = q2x - p2x, q2y - p2y, q2z - p2z
         rx, ry, rz = p1x - p2x, p1y - p2y, p1z - p2z
         e = d2x * d2x + d2y * d2y + d2z * d2z
@@ -138,8 +140,7 @@ def _far(pts: list[np.ndarray], r: float, capsules: list[tuple[np.ndarray, np.nd
         if e < 1e-12:
             return False
         if denom <= 1e-6 * aa * e:   # (nearly) parallel: each sample against the axis
-            for p in pts:
-                px, py, pz = p.tolist()
+            for px, py, pz in pts:
                 wx, wy, wz = px - p2x, py - p2y, pz - p2z
                 t = min(1.0, max(0.0, (wx * d2x + wy * d2y + wz * d2z) / e))
                 wx, wy, wz = wx - t * d2x, wy - t * d2y, wz - t * d2z
@@ -162,11 +163,44 @@ def _far(pts: list[np.ndarray], r: float, capsules: list[tuple[np.ndarray, np.nd
     return True
 
 
+def _float_geometry(w: World, limb: str) -> tuple[list, float, list]:
+    """:func:`limb_samples` and the limb's :func:`obstacles` on Python floats (for :func:`_far`):
+    (sample triples, sample radius, [(start, end, radius)] of the obstacles it is tested
+    against); the same formulas, rounded apart from the arrays' by ~1e-16 m."""
+    pos = w.fk_data[1] if w.fk_data is not None else {b: tuple(v.tolist()) for b, v in w.pos.items()}
+
+    def unit_step(a, b, length):   # b + unit(b − a) · length (b itself when a = b)
+        dx, dy, dz = b[0] - a[0], b[1] - a[1], b[2] - a[2]
+        n = math.sqrt(dx * dx + dy * dy + dz * dz)
+        k = length / n if n > 1e-9 else 0.0
+        return (b[0] + dx * k, b[1] + dy * k, b[2] + dz * k)
+
+    side = LIMBS[limb][0]
+    other = "right" if side == "left" else "left"
+    col = w.avatar.collision
+    if limb.startswith("arm"):
+        a, b = pos[f"elbow_{side}"], pos[f"wrist_{side}"]
+        over, r = float(SOLVER["armOverhang"]), float(col["arm"])
+        pel, neck, head = pos["pelvis"], pos["neck"], pos["head"]
+        caps = [(unit_step(neck, pel, float(SOLVER["selfTorsoBelowPelvis"])), neck, float(col["torso"])),
+                (head, unit_step(neck, head, float(SOLVER["headOverhang"])), float(col["head"]))]
+    else:
+        a, b = pos[f"knee_{side}"], pos[f"ankle_{side}"]
+        over, r = float(SOLVER["shinOverhang"]), float(col["shin"])
+        pel, neck = pos["pelvis"], pos["neck"]
+        caps = [(unit_step(neck, pel, float(SOLVER["selfTorsoBelowPelvis"])), neck, float(col["torso"])),
+                (pos[f"hip_{other}"], pos[f"knee_{other}"], float(col["thigh"])),
+                (pos[f"knee_{other}"], pos[f"ankle_{other}"], float(col["shin"]))]
+    pts = [(a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1]), a[2] + t * (b[2] - a[2])) for t in _FRACTIONS]
+    pts.append(unit_step(a, b, over))
+    return pts, r, caps
+
+
 def _deepest(w: World, limb: str, prefilter: bool = True) -> tuple[float, np.ndarray | None, np.ndarray | None, str]:
+    if prefilter and _far(*_float_geometry(w, limb)):
+        return (0.0, None, None, "")
     obs = obstacles(w)
     pts, r, against = limb_samples(w, limb)
-    if prefilter and _far(pts, r, [obs[name] for name in against]):
-        return (0.0, None, None, "")
     joint = w.pos[LIMBS[limb][1]]
     best = (0.0, None, None, "")
     for name in against:
