@@ -26,6 +26,8 @@
 import { expScaled, fromEulerXYZ, jointAngles, log, mul, mulConjA } from "../quat.js";
 
 const _v = new Float64Array(3), _q = new Float64Array(4), _e = new Float64Array(15);
+/** Largest joint-angle offset (degrees) a rate blend may add (walk-cycle's touch-down needs 3.5°). */
+const RATE_DEG = 5;
 
 /** Whether a floor pin's stance leg or a locked foot's leg of `plan` contains bone `b`. */
 const holds = (plan, b) => (plan.pins || []).some((x) => x.chain && (x.chain.bones.includes(b) || x.chain.end === b)) ||
@@ -68,11 +70,12 @@ export function setEntryBlend(plan, end, start, endV, startV, D) {
  * quaternions), each clamped into `box` widened to the unblended and the end angle (so the
  * boundary stays continuous whatever the solves did).
  */
-function blendJoint(q, b, L, li, box, k, g) {
+function blendJoint(q, b, L, li, box, k, g, rmax) {
   jointAngles(q, b * 4, box, _e, 0);
   for (let j = 0; j < 4; j++) jointAngles(L, li + 4 * j, box, _e, 3 + 3 * j);
   for (let i = 0; i < 3; i++) {
-    const v = _e[i] + k * (_e[6 + i] - _e[3 + i]) + g * (_e[6 + i] - _e[12 + i] - _e[9 + i] + _e[3 + i]), r = box && box["xyz"[i]];
+    const dr = Math.min(Math.max(_e[6 + i] - _e[12 + i] - _e[9 + i] + _e[3 + i], -rmax), rmax);
+    const v = _e[i] + k * (_e[6 + i] - _e[3 + i]) + g * dr, r = box && box["xyz"[i]];
     _e[i] = r ? Math.min(Math.max(v, Math.min(r[0], _e[i], _e[6 + i])), Math.max(r[1], _e[i], _e[6 + i])) : v;
   }
   fromEulerXYZ(q, b * 4, _e[0], _e[1], _e[2]);
@@ -100,7 +103,10 @@ export const entryBlend = {
   run(ctx) {
     const p = ctx.plan, u = ctx.u, T = ctx.segDt[ctx.segment], sk = ctx.skeleton, rom = ctx.rig.rom, xb = p.exitBones;
     if (!(u < 1)) return;
-    if (xb) for (let i = 0; i < xb.length; i++) blendJoint(ctx.localQ, xb[i], p.exitLocal, i * 16, rom[sk.boneIds[xb[i]]], 0, T * u * u * (1 - u) / p.blendD);
+    // a rate offset peaks at 4T/27 × the rate difference: at most RATE_DEG (a start solve that is
+    // itself discontinuous right after the boundary must not fling a limb about)
+    const rmax = RATE_DEG * 27 / (4 * T) * p.blendD;
+    if (xb) for (let i = 0; i < xb.length; i++) blendJoint(ctx.localQ, xb[i], p.exitLocal, i * 16, rom[sk.boneIds[xb[i]]], 0, T * u * u * (1 - u) / p.blendD, rmax);
     if (!p.blends) { if (xb) sk.forward(ctx.localQ); return; }
     const k = 1 - u * u * (3 - 2 * u), g = T * u * (1 - u) * (1 - u);
     for (let a = 0; a < 3; a++) sk.rootPos[a] += k * p.blend[a];
@@ -110,7 +116,7 @@ export const entryBlend = {
       mul(sk.rootQ, 0, _q, 0, sk.rootQ, 0);
     }
     const bb = p.blendBones;
-    if (bb) for (let i = 0; i < bb.length; i++) blendJoint(ctx.localQ, bb[i], p.blendLocal, i * 16, rom[sk.boneIds[bb[i]]], k, g / p.blendD);
+    if (bb) for (let i = 0; i < bb.length; i++) blendJoint(ctx.localQ, bb[i], p.blendLocal, i * 16, rom[sk.boneIds[bb[i]]], k, g / p.blendD, rmax);
     sk.forward(ctx.localQ);
     const low = sk.measureLowest();
     if (low < 0) sk.translate(0, -low, 0);
