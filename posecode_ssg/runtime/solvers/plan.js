@@ -189,7 +189,7 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
     const c = Math.cos(-turn), sn = Math.sin(-turn), L = sk.landmarkP, F = _f, cd = Math.cos(-prevRoot[0]), sd = Math.sin(-prevRoot[0]);
     feet.forEach((s, k) => {
       if (!holds[k]) return;
-      // feet on their toes behind a hands/forearms lock are held at their sole centre
+      // the footprint (feet on their toes behind a hands/forearms lock: their toes)
       footprint(L, plan.lockSole[k], plan.lockToe[k], plan.lockHeel[k], rig.solver.plantTolerance, F);
       const x = F[0] - startPos[0] - prevRoot[1], z = F[1] - startPos[2] - prevRoot[2];
       // choreography frame: rotate by −turn about +Y (travel frame only, for a pivot foot; its
