@@ -26,32 +26,44 @@ import { PerspectiveCamera } from "three";
 import { FigureModel } from "./pose.js";
 import { validateMotion, MotionDataError } from "./validate.js";
 import { Mannequin } from "./mannequin.js";
-import { getStage } from "./stage.js";
+import { add as track, remove as untrack, wake, nextFrame, stats } from "./stage.js";
 
 const SPEEDS = [0.25, 0.5, 1, 1.5, 2];
 const FOV = 30;
 const DEG = Math.PI / 180;
 const VIEWS = { side: -90, front: 0 };
 const DEFAULT_AZIMUTH = -35, DEFAULT_ELEVATION = 10;
+/** Keys that turn (azimuth, elevation in degrees) or zoom (factor) the view. */
+const ORBIT_KEYS = {
+  ArrowLeft: [-15, 0], ArrowRight: [15, 0], ArrowUp: [0, 10], ArrowDown: [0, -10],
+  "+": [0, 0, 1 / 1.15], "=": [0, 0, 1 / 1.15], "-": [0, 0, 1.15], _: [0, 0, 1.15],
+};
+
+/** `text` parsed as JSON, or a {@link MotionDataError} naming `what`. */
+function parseJSON(text, what) {
+  try { return JSON.parse(text); } catch (e) { throw new MotionDataError(`${what} is not valid JSON (${e.message})`); }
+}
+
+/** Fetch and parse the JSON at `url` (`what` names it in error messages). */
+async function fetchJSON(url, what) {
+  let res;
+  try { res = await fetch(url); } catch (e) { throw new MotionDataError(`could not load ${what} (${e.message})`); }
+  if (!res.ok) throw new MotionDataError(`could not load ${what} (HTTP ${res.status})`);
+  return parseJSON(await res.text(), what);
+}
 
 let rigPromise = null;
 /** Fetch the page's rig.json once (URL from `<meta name="posecode-rig">`). */
 export function loadRig() {
-  if (rigPromise) return rigPromise;
-  rigPromise = (async () => {
+  return rigPromise || (rigPromise = (async () => {
     const meta = document.querySelector('meta[name="posecode-rig"]');
     const href = meta && meta.getAttribute("content");
     if (!href) throw new MotionDataError('the page has no <meta name="posecode-rig" content="…/rig.json">');
     const url = new URL(href, document.baseURI);
-    let res;
-    try { res = await fetch(url); } catch (e) { throw new MotionDataError(`could not load the rig ${url} (${e.message})`); }
-    if (!res.ok) throw new MotionDataError(`could not load the rig ${url} (HTTP ${res.status})`);
-    let rig;
-    try { rig = await res.json(); } catch (e) { throw new MotionDataError(`the rig ${url} is not valid JSON`); }
+    const rig = await fetchJSON(url, `the rig ${url}`);
     if (!rig || rig.format !== "posecode-rig/1") throw new MotionDataError(`the rig ${url} is not a "posecode-rig/1" file`);
     return rig;
-  })();
-  return rigPromise;
+  })());
 }
 
 const reducedMotionQuery = typeof matchMedia === "function" ? matchMedia("(prefers-reduced-motion: reduce)") : null;
@@ -87,18 +99,16 @@ posecode-figure{display:block}
 
 function injectStyle() {
   if (document.getElementById("posecode-runtime-style")) return;
-  const s = document.createElement("style");
-  s.id = "posecode-runtime-style";
-  s.textContent = STYLE;
+  const s = el("style", { id: "posecode-runtime-style" }, STYLE);
   document.head.prepend(s);
 }
 
-const el = (tag, attrs = {}, text) => {
+function el(tag, attrs = {}, text) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
   if (text !== undefined) e.textContent = text;
   return e;
-};
+}
 
 const fmt = (t) => t.toFixed(1);
 
@@ -106,14 +116,14 @@ const fmt = (t) => t.toFixed(1);
 function registry() {
   const pc = (window.posecode = window.posecode || {});
   pc.figures = pc.figures || [];
-  pc.frame = pc.frame || (() => getStage().nextFrame());
-  pc.stats = pc.stats || (() => ({ ...getStage().stats }));
+  pc.frame = pc.frame || nextFrame;
+  pc.stats = pc.stats || (() => ({ ...stats }));
   /** Pose every figure at `t` seconds, paused, and resolve once that frame is drawn (screenshots). */
   pc.freeze = pc.freeze || (async (t) => {
     await Promise.allSettled(pc.figures.map((f) => f.ready));
     for (const f of pc.figures) f.seek(t);
-    await getStage().nextFrame();
-    await getStage().nextFrame();
+    await nextFrame();
+    await nextFrame();
   });
   return pc;
 }
@@ -123,25 +133,13 @@ export class PosecodeFigure extends HTMLElement {
     super();
     this.ready = new Promise((res, rej) => { this._resolve = res; this._reject = rej; });
     this.ready.catch(() => {}); // an unobserved rejection must not reach the console
-    this._model = null;
     this.playing = false;
-    this.dirty = false;
     this.sizeDirty = true;
     this.cssWidth = 0;
     this.cssHeight = 0;
-    this._clock = 0;        // seconds since the loop start, unwrapped (rep counter)
     this._speed = 1;
-    this._phaseShown = -2;
-    this._tenthsShown = -1;
-    this._repShown = -1;
-    this._started = false;
     /** frames copied into this figure's canvas so far (test and benchmark hook) */
     this.drawCount = 0;
-    this._onKey = this._onKey.bind(this);
-    this._onPointerDown = this._onPointerDown.bind(this);
-    this._onPointerMove = this._onPointerMove.bind(this);
-    this._onPointerUp = this._onPointerUp.bind(this);
-    this._onReducedChange = this._onReducedChange.bind(this);
   }
 
   /** Loop length in seconds, the wrap back to the base pose included (NaN before `ready`). */
@@ -169,27 +167,18 @@ export class PosecodeFigure extends HTMLElement {
     this._detach();
   }
 
-  async _readMotion() {
-    const src = this.getAttribute("src");
-    if (src) {
-      let res;
-      try { res = await fetch(new URL(src, document.baseURI)); } catch (e) { throw new MotionDataError(`could not load ${src} (${e.message})`); }
-      if (!res.ok) throw new MotionDataError(`could not load ${src} (HTTP ${res.status})`);
-      const text = await res.text();
-      try { return JSON.parse(text); } catch (e) { throw new MotionDataError(`${src} is not valid JSON (${e.message})`); }
-    }
-    const script = this.querySelector(':scope > script[type="application/json"]');
-    if (!script) throw new MotionDataError('no motion data: add a <script type="application/json"> child or a src attribute');
-    try { return JSON.parse(script.textContent); } catch (e) { throw new MotionDataError(`the motion data is not valid JSON (${e.message})`); }
-  }
-
   async _init() {
     try {
-      const [rig, motion] = await Promise.all([loadRig(), this._readMotion()]);
-      this._install(motion, rig);
+      const src = this.getAttribute("src");
+      const script = this.querySelector(':scope > script[type="application/json"]');
+      const motion = src ? fetchJSON(new URL(src, document.baseURI), src)
+        : script ? parseJSON(script.textContent, "the motion data")
+        : Promise.reject(new MotionDataError('no motion data: add a <script type="application/json"> child or a src attribute'));
+      const [rig, m] = await Promise.all([loadRig(), motion]);
+      this._install(m, rig);
       this._resolve(this);
     } catch (err) {
-      this._fail(err);
+      this._reject(new Error(this._showError(err)));
     }
   }
 
@@ -199,7 +188,7 @@ export class PosecodeFigure extends HTMLElement {
     model.evaluate(0);
     if (this._player) this._teardown();
     this._model = model;
-    this._clock = 0;
+    this._clock = 0;      // seconds since the loop start, unwrapped (rep counter)
     this._frame();
     this._buildUI();
     this._attach();
@@ -208,16 +197,25 @@ export class PosecodeFigure extends HTMLElement {
   /** Remove the player (the poster and the no-JS list go back to being plain children). */
   _teardown() {
     this._detach();
-    const poster = this.view && this.view.querySelector(":scope > figure.posecode-poster");
+    const poster = this.view.querySelector(":scope > figure.posecode-poster");
     if (poster) this.insertBefore(poster, this._player);
     const nojs = this.querySelector(":scope > ol.posecode-phases");
     if (nojs) nojs.hidden = false;
     this._player.remove();
+    this._clearErrors();
+    this._player = this._ui = this.mannequin = this.view = null;
+  }
+
+  _clearErrors() {
     for (const e of this.querySelectorAll(":scope > .pc-error")) e.remove();
-    this._player = null;
-    this._ui = null;
-    this.mannequin = null;
-    this.view = null;
+  }
+
+  /** Show `err` in place of the figure and fire `posecode-error`; returns the message shown. */
+  _showError(err) {
+    const text = `posecode-figure: ${err instanceof MotionDataError ? err.message : `internal error (${err && err.message})`}`;
+    this.prepend(el("div", { class: "pc-error", role: "alert" }, text));
+    this.dispatchEvent(new CustomEvent("posecode-error", { detail: { message: text }, bubbles: true }));
+    return text;
   }
 
   /**
@@ -229,27 +227,14 @@ export class PosecodeFigure extends HTMLElement {
   async load(motion) {
     try {
       const rig = await loadRig();
-      for (const e of this.querySelectorAll(":scope > .pc-error")) e.remove();
+      this._clearErrors();
       this._install(motion, rig);
       return true;
     } catch (err) {
-      const msg = err instanceof MotionDataError ? err.message : `internal error (${err && err.message})`;
-      for (const e of this.querySelectorAll(":scope > .pc-error")) e.remove();
-      this.prepend(el("div", { class: "pc-error", role: "alert" }, `posecode-figure: ${msg}`));
-      this.dispatchEvent(new CustomEvent("posecode-error", { detail: { message: `posecode-figure: ${msg}` }, bubbles: true }));
+      this._clearErrors();
+      this._showError(err);
       return false;
     }
-  }
-
-  _fail(err) {
-    const msg = err instanceof MotionDataError ? err.message : `internal error (${err && err.message})`;
-    const text = `posecode-figure: ${msg}`;
-    const box = el("div", { class: "pc-error", role: "alert" }, text);
-    this.prepend(box);
-    this._error = text;
-    const error = new Error(text);
-    this._reject(error);
-    this.dispatchEvent(new CustomEvent("posecode-error", { detail: { message: text }, bubbles: true }));
   }
 
   // ----- camera framing and orbit -----------------------------------------------------------
@@ -257,28 +242,29 @@ export class PosecodeFigure extends HTMLElement {
   /** Bounding sphere of the whole loop (joints, landmarks, props), sampled at keyframes and midpoints. */
   _frame() {
     const m = this._model, sk = m.skeleton, T = m.timeline.times;
+    // the floor (y = 0) is always in the box
     const lo = [Infinity, 0, Infinity], hi = [-Infinity, -Infinity, -Infinity];
-    const grow = (x, y, z) => {
-      if (x < lo[0]) lo[0] = x; if (z < lo[2]) lo[2] = z;
-      if (x > hi[0]) hi[0] = x; if (y > hi[1]) hi[1] = y; if (z > hi[2]) hi[2] = z;
+    const grow = (p, i = 0) => {
+      for (let a = 0; a < 3; a++) {
+        if (a !== 1 && p[i + a] < lo[a]) lo[a] = p[i + a];
+        if (p[i + a] > hi[a]) hi[a] = p[i + a];
+      }
     };
     for (let k = 0; k < T.length - 1; k++) {
       for (const t of [T[k], 0.5 * (T[k] + T[k + 1])]) {
         m.evaluate(t);
-        for (let i = 0; i < sk.worldP.length; i += 3) grow(sk.worldP[i], sk.worldP[i + 1], sk.worldP[i + 2]);
-        for (let i = 0; i < sk.landmarkP.length; i += 3) grow(sk.landmarkP[i], sk.landmarkP[i + 1], sk.landmarkP[i + 2]);
+        for (const P of [sk.worldP, sk.landmarkP]) for (let i = 0; i < P.length; i += 3) grow(P, i);
       }
     }
     for (const p of m.motion.props || []) {
       for (const mesh of m.rig.props[p].meshes || []) {
         const h = mesh.shape === "box" ? mesh.size.map((s) => s / 2)
-          : [mesh.axis === "x" ? mesh.length / 2 : mesh.radius, mesh.axis === "y" ? mesh.length / 2 : mesh.radius, mesh.axis === "z" ? mesh.length / 2 : mesh.radius];
-        grow(mesh.center[0] - h[0], mesh.center[1] - h[1], mesh.center[2] - h[2]);
-        grow(mesh.center[0] + h[0], mesh.center[1] + h[1], mesh.center[2] + h[2]);
+          : [..."xyz"].map((a) => (mesh.axis === a ? mesh.length / 2 : mesh.radius));
+        for (const s of [-1, 1]) grow(mesh.center.map((c, a) => c + s * h[a]));
       }
     }
     m.evaluate(0);
-    this._target = [(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, (lo[2] + hi[2]) / 2];
+    this._target = [0, 1, 2].map((a) => (lo[a] + hi[a]) / 2);
     /** half extents: vertical, and horizontal in any viewing direction (m) */
     this._halfV = 0.5 * (hi[1] - lo[1]) + 0.05;
     this._halfH = 0.5 * Math.hypot(hi[0] - lo[0], hi[2] - lo[2]) + 0.05;
@@ -290,33 +276,16 @@ export class PosecodeFigure extends HTMLElement {
     this._elevation = (v in VIEWS ? 4 : DEFAULT_ELEVATION) * DEG;
     this._zoom = 1;
     this.dirty = true;
-  }
-
-  _placeCamera() {
-    const c = this.camera, a = c.aspect || 1;
-    const tanV = Math.tan((FOV / 2) * DEG), tanH = tanV * a;
-    // fit the height and the widest horizontal extent; the near half of the box sits closer
-    const d = (Math.max(this._halfV / tanV, this._halfH / tanH) + 0.6 * this._halfH) * this._zoom;
-    const ce = Math.cos(this._elevation);
-    c.position.set(
-      this._target[0] + d * ce * Math.sin(this._azimuth),
-      this._target[1] + d * Math.sin(this._elevation),
-      this._target[2] + d * ce * Math.cos(this._azimuth),
-    );
-    const r = this._halfV + this._halfH;
-    c.near = Math.max(0.05, d - 3 * r);
-    c.far = d + 30;
-    c.lookAt(this._target[0], this._target[1], this._target[2]);
-    c.updateProjectionMatrix();
+    wake();
   }
 
   _orbit(dAz, dEl, zoom = 1) {
     this._azimuth += dAz;
     this._elevation = Math.max(-10 * DEG, Math.min(80 * DEG, this._elevation + dEl));
     this._zoom = Math.max(0.4, Math.min(2.5, this._zoom * zoom));
-    this._reveal();
+    this._wantLive = true;
     this.dirty = true;
-    getStage().wake();
+    wake();
   }
 
   // ----- UI ---------------------------------------------------------------------------------
@@ -376,95 +345,77 @@ export class PosecodeFigure extends HTMLElement {
     this.ctx2d = canvas.getContext("2d");
     this.camera = new PerspectiveCamera(FOV, 4 / 3, 0.05, 50);
     this.mannequin = null; // built on the first draw: figures never scrolled to cost no meshes
-    this._ui = { play, scrub, time, speed, rep, reset, list, items: Array.from(list.children) };
+    this._ui = { play, scrub, time, rep, items: Array.from(list.children) };
     this._resetView();
 
     play.addEventListener("click", () => this.toggle());
     scrub.addEventListener("input", () => this.seek(parseFloat(scrub.value)));
     speed.addEventListener("change", () => { this._speed = parseFloat(speed.value) || 1; });
-    reset.addEventListener("click", () => { this._resetView(); getStage().wake(); });
+    reset.addEventListener("click", () => this._resetView());
     this.playing = this.hasAttribute("autoplay") && !this.reduced;
     this._updateUI(true);
   }
 
+  /** Listen to the view (keys, pointer) and the reduced-motion setting; join the stage. */
   _attach() {
-    if (!this.view) return;
-    this.view.addEventListener("keydown", this._onKey);
-    this.view.addEventListener("pointerdown", this._onPointerDown);
-    if (reducedMotionQuery) reducedMotionQuery.addEventListener("change", this._onReducedChange);
-    getStage().add(this);
+    const view = this.view;
+    if (!view) return;
+    const signal = (this._listening = new AbortController()).signal;
+    view.addEventListener("keydown", (e) => this._onKey(e), { signal });
+    view.addEventListener("pointerdown", (e) => this._onPointerDown(e), { signal });
+    if (reducedMotionQuery) {
+      reducedMotionQuery.addEventListener("change", () => {
+        this.reduced = reducedMotionQuery.matches;
+        if (this.reduced) { this.pause(); view.dataset.state = "poster"; }
+      }, { signal });
+    }
+    track(this);
     this.dirty = true;
-    getStage().wake();
+    wake();
   }
 
   _detach() {
     if (!this.view) return;
-    this.view.removeEventListener("keydown", this._onKey);
-    this.view.removeEventListener("pointerdown", this._onPointerDown);
-    if (reducedMotionQuery) reducedMotionQuery.removeEventListener("change", this._onReducedChange);
-    getStage().remove(this);
-  }
-
-  _onReducedChange() {
-    this.reduced = reducedMotionQuery.matches;
-    if (this.reduced) { this.pause(); this.view.dataset.state = "poster"; }
+    this._listening.abort();
+    untrack(this);
   }
 
   _onKey(e) {
-    const k = e.key;
-    let handled = true;
-    if (k === "ArrowLeft") this._orbit(-15 * DEG, 0);
-    else if (k === "ArrowRight") this._orbit(15 * DEG, 0);
-    else if (k === "ArrowUp") this._orbit(0, 10 * DEG);
-    else if (k === "ArrowDown") this._orbit(0, -10 * DEG);
-    else if (k === "+" || k === "=") this._orbit(0, 0, 1 / 1.15);
-    else if (k === "-" || k === "_") this._orbit(0, 0, 1.15);
-    else if (k === "Home" || k === "0") { this._resetView(); getStage().wake(); }
+    const k = e.key, o = ORBIT_KEYS[k];
+    if (o) this._orbit(o[0] * DEG, o[1] * DEG, o[2]);
+    else if (k === "Home" || k === "0") this._resetView();
     else if (k === " " || k === "Enter" || k === "k") this.toggle();
-    else handled = false;
-    if (handled) e.preventDefault();
+    else return;
+    e.preventDefault();
   }
 
   _onPointerDown(e) {
     if (e.button !== 0 || e.target.closest("button")) return;   // buttons on the view keep their clicks
-    this._drag = { x: e.clientX, y: e.clientY, id: e.pointerId };
-    this.view.setPointerCapture(e.pointerId);
-    this.view.addEventListener("pointermove", this._onPointerMove);
-    this.view.addEventListener("pointerup", this._onPointerUp);
-    this.view.addEventListener("pointercancel", this._onPointerUp);
-  }
-
-  _onPointerMove(e) {
-    if (!this._drag || e.pointerId !== this._drag.id) return;
-    const dx = e.clientX - this._drag.x, dy = e.clientY - this._drag.y;
-    this._drag.x = e.clientX; this._drag.y = e.clientY;
-    this._orbit(-dx * 0.01, e.pointerType === "touch" ? 0 : dy * 0.01);
-  }
-
-  _onPointerUp() {
-    this._drag = null;
-    this.view.removeEventListener("pointermove", this._onPointerMove);
-    this.view.removeEventListener("pointerup", this._onPointerUp);
-    this.view.removeEventListener("pointercancel", this._onPointerUp);
-  }
-
-  /** Show the live canvas instead of the poster (after the next draw). */
-  _reveal() {
-    this._wantLive = true;
+    const view = this.view, drag = { x: e.clientX, y: e.clientY, id: e.pointerId, ac: new AbortController() };
+    const signal = drag.ac.signal, up = () => { drag.ac.abort(); this._drag = null; };
+    this._drag = drag;
+    view.setPointerCapture(e.pointerId);
+    view.addEventListener("pointermove", (e) => {
+      if (this._drag !== drag || e.pointerId !== drag.id) return;
+      const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
+      drag.x = e.clientX; drag.y = e.clientY;
+      this._orbit(-dx * 0.01, e.pointerType === "touch" ? 0 : dy * 0.01);
+    }, { signal });
+    view.addEventListener("pointerup", up, { signal });
+    view.addEventListener("pointercancel", up, { signal });
   }
 
   _updateUI(force = false) {
     const ui = this._ui, m = this._model;
     if (!ui) return;
-    const t = m.t;
+    const t = m.t, n = m.motion.phases.length;
     ui.scrub.value = String(t);
     const ph = m.phase;
     const tenths = Math.round(t * 10);
     if (force || tenths !== this._tenthsShown || ph !== this._phaseShown) {
       // texts change at most ten times a second: no string building on every frame
       this._tenthsShown = tenths;
-      const phName = ph >= 0 ? m.motion.phases[ph].name : "back to start";
-      ui.scrub.setAttribute("aria-valuetext", `${fmt(t)} of ${fmt(m.duration)} seconds, ${ph >= 0 ? `phase ${ph + 1} of ${m.motion.phases.length}: ` : ""}${phName}`);
+      ui.scrub.setAttribute("aria-valuetext", `${fmt(t)} of ${fmt(m.duration)} seconds, ${ph >= 0 ? `phase ${ph + 1} of ${n}: ${m.motion.phases[ph].name}` : "back to start"}`);
       ui.time.textContent = `${fmt(t)} / ${fmt(m.duration)} s`;
     }
     if (force || ph !== this._phaseShown) {
@@ -496,13 +447,14 @@ export class PosecodeFigure extends HTMLElement {
     this._updateUI();
   }
 
-  /** Size the canvas and camera before a draw (called by the stage). */
+  /** Size the canvas, build the mannequin on the first draw and place the camera (called by the stage). */
   prepareFrame(dpr) {
+    const c = this.camera;
     if (this.sizeDirty) {
       const w = Math.max(1, Math.round(this.cssWidth * dpr)), h = Math.max(1, Math.round(this.cssHeight * dpr));
       if (this.canvas.width !== w) this.canvas.width = w;
       if (this.canvas.height !== h) this.canvas.height = h;
-      this.camera.aspect = this.cssWidth > 0 && this.cssHeight > 0 ? this.cssWidth / this.cssHeight : 4 / 3;
+      c.aspect = this.cssWidth > 0 && this.cssHeight > 0 ? this.cssWidth / this.cssHeight : 4 / 3;
       this.sizeDirty = false;
     }
     if (!this.mannequin) {
@@ -513,7 +465,20 @@ export class PosecodeFigure extends HTMLElement {
       });
     }
     this.mannequin.update();
-    this._placeCamera();
+    // camera: fit the height and the widest horizontal extent; the near half of the box sits closer
+    const tanV = Math.tan((FOV / 2) * DEG), tanH = tanV * (c.aspect || 1), T = this._target;
+    const d = (Math.max(this._halfV / tanV, this._halfH / tanH) + 0.6 * this._halfH) * this._zoom;
+    const ce = Math.cos(this._elevation);
+    c.position.set(
+      T[0] + d * ce * Math.sin(this._azimuth),
+      T[1] + d * Math.sin(this._elevation),
+      T[2] + d * ce * Math.cos(this._azimuth),
+    );
+    const r = this._halfV + this._halfH;
+    c.near = Math.max(0.05, d - 3 * r);
+    c.far = d + 30;
+    c.lookAt(T[0], T[1], T[2]);
+    c.updateProjectionMatrix();
   }
 
   /** False while a reduced-motion figure shows its poster and nobody asked for the 3-D view. */
@@ -535,9 +500,9 @@ export class PosecodeFigure extends HTMLElement {
   play() {
     if (!this._model) return;
     this.playing = true;
-    this._reveal();
+    this._wantLive = true;
     this._updateUI();
-    getStage().wake();
+    wake();
   }
 
   /** Pause playback. */
@@ -567,9 +532,9 @@ export class PosecodeFigure extends HTMLElement {
     m.evaluate(x);
     m.t = t;
     this.dirty = true;
-    this._reveal();
+    this._wantLive = true;
     this._updateUI();
-    getStage().wake();
+    wake();
   }
 
   /** Snapshot of the current pose (world metres), or null before `ready`. */

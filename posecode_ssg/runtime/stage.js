@@ -25,146 +25,140 @@ const MAX_DPR = 2;
  *  yet a slow machine drawing 4 frames a second (software WebGL) still plays in real time. */
 export const MAX_FRAME_DT = 0.25;
 
-class Stage {
-  constructor() {
-    this.players = new Set();
-    this.visible = new Set();
-    this.renderer = null;
-    this.contextLost = false;
-    this.raf = 0;
-    this.last = 0;
-    this.dpr = Math.min(MAX_DPR, window.devicePixelRatio || 1);
-    this.waiters = [];
-    this.stats = { frames: 0, draws: 0, drawMs: 0, solveMs: 0, contexts: 0 };
-    this._loop = this._loop.bind(this);
-    this.io = new IntersectionObserver((entries) => {
-      for (const e of entries) {
-        const p = e.target.__posecodePlayer;
-        if (!p) continue;
-        if (e.isIntersecting) { this.visible.add(p); p.dirty = true; } else this.visible.delete(p);
-      }
-      this.wake();
-    }, { rootMargin: "150px 0px" });
-    this.ro = new ResizeObserver((entries) => {
-      for (const e of entries) {
-        const p = e.target.__posecodePlayer;
-        if (p) { p.cssWidth = e.contentRect.width; p.cssHeight = e.contentRect.height; p.sizeDirty = true; p.dirty = true; }
-      }
-      this.wake();
-    });
-    document.addEventListener("visibilitychange", () => { this.last = 0; if (!document.hidden) this.wake(); });
-  }
+// The page's single stage lives in this module's scope (created by the first `add`/`nextFrame`).
+const players = new Set(), visible = new Set();
+/** Counters for `window.posecode.stats()` (frames looped, figures drawn, ms drawing and solving, WebGL contexts made). */
+export const stats = { frames: 0, draws: 0, drawMs: 0, solveMs: 0, contexts: 0 };
+let renderer = null, scene = null, contextLost = false, raf = 0, last = 0, dpr = 0, waiters = [], io = null, ro = null;
 
-  /** Start tracking a player (its `view` element is observed). */
-  add(player) {
-    this.players.add(player);
-    player.view.__posecodePlayer = player;
-    this.io.observe(player.view);
-    this.ro.observe(player.view);
-  }
+/** Mark every tracked player for a redraw, or only its canvas size too (`size`). */
+const dirtyAll = (size) => { for (const p of players) { p.dirty = true; if (size) p.sizeDirty = true; } };
 
-  /** Stop tracking a player. */
-  remove(player) {
-    this.players.delete(player);
-    this.visible.delete(player);
-    this.io.unobserve(player.view);
-    this.ro.unobserve(player.view);
-  }
-
-  /** Make sure a frame is scheduled. */
-  wake() {
-    if (!this.raf) this.raf = requestAnimationFrame(this._loop);
-  }
-
-  /** Promise resolved after the next frame has been processed (test hook). */
-  nextFrame() {
-    return new Promise((resolve) => { this.waiters.push(resolve); this.wake(); });
-  }
-
-  _ensureRenderer() {
-    if (this.renderer) return this.renderer;
-    const r = new WebGLRenderer({ antialias: true, alpha: true, powerPreference: "low-power" });
-    r.setPixelRatio(1);
-    r.setClearColor(0x000000, 0);
-    r.autoClear = true;
-    r.domElement.addEventListener("webglcontextlost", (e) => { e.preventDefault(); this.contextLost = true; });
-    r.domElement.addEventListener("webglcontextrestored", () => {
-      this.contextLost = false;
-      for (const p of this.players) p.dirty = true;
-      this.wake();
-    });
-    this.renderer = r;
-    this.stats.contexts++;
-    const css = getComputedStyle(document.documentElement);
-    const v = (n, d) => css.getPropertyValue(n).trim() || d;
-    this.scene = new Scene();
-    this.scene.add(new HemisphereLight(new Color(v("--pc-sky", "#f4f6fb")), new Color(v("--pc-ground-light", "#7d746a")), 2.2));
-    const sun = new DirectionalLight(0xffffff, 1.8);
-    sun.position.set(2.5, 5, 3.5);
-    this.scene.add(sun);
-    const floor = new Mesh(new CircleGeometry(25, 64), new MeshStandardMaterial({ color: v("--pc-ground", "#d9d5cc"), roughness: 0.95 }));
-    floor.rotation.x = -Math.PI / 2;
-    floor.position.y = -0.001;
-    this.scene.add(floor);
-    return r;
-  }
-
-  /** Render one figure and copy it into its canvas; false when nothing could be drawn. */
-  _draw(p) {
-    const w = p.canvas.width, h = p.canvas.height;
-    if (w < 2 || h < 2) return false;   // no box yet (the ResizeObserver will report one)
-    const r = this._ensureRenderer();
-    if (this.contextLost) return false;
-    const c = r.domElement;
-    if (c.width < w || c.height < h) r.setSize(Math.max(c.width, w), Math.max(c.height, h), false);
-    const t0 = performance.now();
-    r.setViewport(0, 0, w, h);
-    this.scene.add(p.mannequin.group);
-    r.render(this.scene, p.camera);
-    this.scene.remove(p.mannequin.group);
-    p.ctx2d.clearRect(0, 0, w, h);
-    p.ctx2d.drawImage(c, 0, c.height - h, w, h, 0, 0, w, h);
-    this.stats.drawMs += performance.now() - t0;
-    this.stats.draws++;
-    return true;
-  }
-
-  _loop(now) {
-    this.raf = 0;
-    const dt = this.last ? Math.min(MAX_FRAME_DT, (now - this.last) / 1000) : 0;
-    this.last = now;
-    const dpr = Math.min(MAX_DPR, window.devicePixelRatio || 1);
-    if (dpr !== this.dpr) {
-      this.dpr = dpr;
-      for (const p of this.players) { p.sizeDirty = true; p.dirty = true; }
+function init() {
+  if (io) return;
+  dpr = Math.min(MAX_DPR, window.devicePixelRatio || 1);
+  io = new IntersectionObserver((entries) => {
+    for (const e of entries) {
+      const p = e.target.__posecodePlayer;
+      if (!p) continue;
+      if (e.isIntersecting) { visible.add(p); p.dirty = true; } else visible.delete(p);
     }
-    let busy = false;
-    for (const p of this.visible) {
-      if (p.playing) {
-        const t0 = performance.now();
-        p.advance(dt);
-        this.stats.solveMs += performance.now() - t0;
-        busy = true;
-      }
-      if (p.dirty && p.wantsDraw) {
-        p.prepareFrame(this.dpr);
-        if (this._draw(p)) {
-          p.dirty = false;
-          p.drawn();
-        }
-      }
+    wake();
+  }, { rootMargin: "150px 0px" });
+  ro = new ResizeObserver((entries) => {
+    for (const e of entries) {
+      const p = e.target.__posecodePlayer;
+      if (p) { p.cssWidth = e.contentRect.width; p.cssHeight = e.contentRect.height; p.sizeDirty = true; p.dirty = true; }
     }
-    this.stats.frames++;
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const w of waiters) w();
-    if (busy) this.wake(); else this.last = 0;
-  }
+    wake();
+  });
+  document.addEventListener("visibilitychange", () => { last = 0; if (!document.hidden) wake(); });
 }
 
-let stage = null;
-/** The page's single {@link Stage}. */
-export function getStage() {
-  if (!stage) stage = new Stage();
-  return stage;
+/** Start tracking a player (its `view` element is observed). */
+export function add(player) {
+  init();
+  players.add(player);
+  player.view.__posecodePlayer = player;
+  io.observe(player.view);
+  ro.observe(player.view);
+}
+
+/** Stop tracking a player. */
+export function remove(player) {
+  players.delete(player);
+  visible.delete(player);
+  io.unobserve(player.view);
+  ro.unobserve(player.view);
+}
+
+/** Make sure a frame is scheduled. */
+export function wake() {
+  if (!raf) raf = requestAnimationFrame(loop);
+}
+
+/** Promise resolved after the next frame has been processed (test hook). */
+export function nextFrame() {
+  init();
+  return new Promise((resolve) => { waiters.push(resolve); wake(); });
+}
+
+function ensureRenderer() {
+  if (renderer) return renderer;
+  const r = new WebGLRenderer({ antialias: true, alpha: true, powerPreference: "low-power" });
+  r.setPixelRatio(1);
+  r.setClearColor(0x000000, 0);
+  r.autoClear = true;
+  r.domElement.addEventListener("webglcontextlost", (e) => { e.preventDefault(); contextLost = true; });
+  r.domElement.addEventListener("webglcontextrestored", () => {
+    contextLost = false;
+    dirtyAll();
+    wake();
+  });
+  renderer = r;
+  stats.contexts++;
+  const css = getComputedStyle(document.documentElement);
+  const v = (n, d) => css.getPropertyValue(n).trim() || d;
+  scene = new Scene();
+  scene.add(new HemisphereLight(new Color(v("--pc-sky", "#f4f6fb")), new Color(v("--pc-ground-light", "#7d746a")), 2.2));
+  const sun = new DirectionalLight(0xffffff, 1.8);
+  sun.position.set(2.5, 5, 3.5);
+  scene.add(sun);
+  const floor = new Mesh(new CircleGeometry(25, 64), new MeshStandardMaterial({ color: v("--pc-ground", "#d9d5cc"), roughness: 0.95 }));
+  floor.rotation.x = -Math.PI / 2;
+  floor.position.y = -0.001;
+  scene.add(floor);
+  return r;
+}
+
+/** Render one figure and copy it into its canvas; false when nothing could be drawn. */
+function draw(p) {
+  const w = p.canvas.width, h = p.canvas.height;
+  if (w < 2 || h < 2) return false;   // no box yet (the ResizeObserver will report one)
+  const r = ensureRenderer();
+  if (contextLost) return false;
+  const c = r.domElement;
+  if (c.width < w || c.height < h) r.setSize(Math.max(c.width, w), Math.max(c.height, h), false);
+  const t0 = performance.now();
+  r.setViewport(0, 0, w, h);
+  scene.add(p.mannequin.group);
+  r.render(scene, p.camera);
+  scene.remove(p.mannequin.group);
+  p.ctx2d.clearRect(0, 0, w, h);
+  p.ctx2d.drawImage(c, 0, c.height - h, w, h, 0, 0, w, h);
+  stats.drawMs += performance.now() - t0;
+  stats.draws++;
+  return true;
+}
+
+function loop(now) {
+  raf = 0;
+  const dt = last ? Math.min(MAX_FRAME_DT, (now - last) / 1000) : 0;
+  last = now;
+  const d = Math.min(MAX_DPR, window.devicePixelRatio || 1);
+  if (d !== dpr) {
+    dpr = d;
+    dirtyAll(true);
+  }
+  let busy = false;
+  for (const p of visible) {
+    if (p.playing) {
+      const t0 = performance.now();
+      p.advance(dt);
+      stats.solveMs += performance.now() - t0;
+      busy = true;
+    }
+    if (p.dirty && p.wantsDraw) {
+      p.prepareFrame(dpr);
+      if (draw(p)) {
+        p.dirty = false;
+        p.drawn();
+      }
+    }
+  }
+  stats.frames++;
+  const w = waiters;
+  waiters = [];
+  for (const f of w) f();
+  if (busy) wake(); else last = 0;
 }
