@@ -772,12 +772,18 @@ class _Build:
         use_pool = (len(missing) >= POOL_THRESHOLD and workers > 1 and threading.active_count() == 1
                     and "fork" in multiprocessing.get_all_start_methods())
         if use_pool:
-            chunk = max(1, min(8, len(missing) // (workers * 32)))
+            # The first figure is compiled here before forking: imports, the parser's tables and
+            # the rig's caches are then inherited instead of built again in every worker
+            # (~0.14 s of CPU each).
+            first_key, first_job = missing[0]
+            figures[first_key] = compile_figure(*first_job)
+            rest = missing[1:]
+            chunk = max(1, min(8, len(rest) // (workers * 32)))
             context = multiprocessing.get_context("fork")
             try:
                 with concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-                    outputs = pool.map(_compile_job, [job for _k, job in missing], chunksize=chunk)
-                    for (key, _job), data in _progress(zip(missing, outputs), len(missing), "compile", show):
+                    outputs = pool.map(_compile_job, [job for _k, job in rest], chunksize=chunk)
+                    for (key, _job), data in _progress(zip(rest, outputs), len(missing), "compile", show):
                         figures[key] = CompiledFigure.from_dict(data)
             except concurrent.futures.process.BrokenProcessPool:
                 use_pool = False  # a worker died (out of memory?): finish in this process
