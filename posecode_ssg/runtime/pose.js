@@ -102,7 +102,10 @@ export class FigureModel {
       this._solve(t - D, from); keep(endV);
       this._solve(t + D, s, true); keep(startV);
       this._solve(t, s, true);
-      setEntryBlend(plan, end, keep(start), endV, startV, D);
+      keep(start);
+      // the loop's very start (no phase before it): no rate to carry over the seam
+      if (from < 0) { endV.local.set(end.local); startV.local.set(start.local); }
+      setEntryBlend(plan, end, start, endV, startV, D);
       if (from >= 0) setExitBlend(this.segPlan[from], plan, end, start, endV, startV);
     };
     // no wrap segment (the last phase ends on the base pose, KR §5.1): a second pass plans the

@@ -26,8 +26,8 @@
 import { expScaled, fromEulerXYZ, jointAngles, log, mul, mulConjA } from "../quat.js";
 
 const _v = new Float64Array(3), _q = new Float64Array(4), _e = new Float64Array(15);
-/** Largest joint-angle offset (degrees) a rate blend may add (walk-cycle's touch-down needs 3.5°). */
-const RATE_DEG = 5;
+/** Largest joint-angle offset (degrees) a rate blend may add (walk-cycle's touch-down needs 3.5°, pirouette's ~10°). */
+const RATE_DEG = 12;
 
 /** Whether a floor pin's stance leg or a locked foot's leg of `plan` contains bone `b`. */
 const holds = (plan, b) => (plan.pins || []).some((x) => x.chain && (x.chain.bones.includes(b) || x.chain.end === b)) ||
