@@ -8,7 +8,7 @@
 
 import {
   BoxGeometry, CanvasTexture, CircleGeometry, CylinderGeometry, Group, LatheGeometry, Mesh, MeshBasicMaterial,
-  MeshStandardMaterial, Object3D, Quaternion, SphereGeometry, SRGBColorSpace, Vector2, Vector3,
+  MeshStandardMaterial, Object3D, SphereGeometry, SRGBColorSpace, Vector2, Vector3,
 } from "three";
 
 const geometryCache = new Map();
@@ -21,26 +21,20 @@ const _dir = new Vector3();
  * angle φ satisfies sin φ = (r0 − r1)/len.
  */
 function taperedCapsule(r0, r1, len) {
-  const key = `c${r0}|${r1}|${len.toFixed(5)}`;
-  let g = geometryCache.get(key);
-  if (g) return g;
-  const phi = Math.asin(Math.max(-1, Math.min(1, (r0 - r1) / Math.max(len, 1e-6))));
-  const pts = [];
-  const steps = 6;
-  // lower cap: from the south pole (angle −π/2) up to φ
-  for (let i = 0; i <= steps; i++) {
-    const a = -Math.PI / 2 + ((phi + Math.PI / 2) * i) / steps;
-    pts.push(new Vector2(r0 * Math.cos(a), r0 * Math.sin(a)));
-  }
-  // upper cap: from φ up to the north pole
-  for (let i = 0; i <= steps; i++) {
-    const a = phi + ((Math.PI / 2 - phi) * i) / steps;
-    pts.push(new Vector2(r1 * Math.cos(a), len + r1 * Math.sin(a)));
-  }
-  pts[0].x = 0; pts[pts.length - 1].x = 0;
-  g = new LatheGeometry(pts, 16);
-  geometryCache.set(key, g);
-  return g;
+  return shared(`c${r0}|${r1}|${len.toFixed(5)}`, () => {
+    const phi = Math.asin(Math.max(-1, Math.min(1, (r0 - r1) / Math.max(len, 1e-6))));
+    const pts = [];
+    const steps = 6;
+    // lower cap: from the south pole (angle −π/2) up to φ; upper cap: from φ up to the north pole
+    for (const [r, y, a0, a1] of [[r0, 0, -Math.PI / 2, phi], [r1, len, phi, Math.PI / 2]]) {
+      for (let i = 0; i <= steps; i++) {
+        const a = a0 + ((a1 - a0) * i) / steps;
+        pts.push(new Vector2(r * Math.cos(a), y + r * Math.sin(a)));
+      }
+    }
+    pts[0].x = 0; pts[pts.length - 1].x = 0;
+    return new LatheGeometry(pts, 16);
+  });
 }
 
 function shared(key, make) {
@@ -69,18 +63,8 @@ function softDisc() {
   return t;
 }
 
-const materialCache = new Map();
 /** One shared MeshStandardMaterial per colour string. */
-export function material(color) {
-  let m = materialCache.get(color);
-  if (!m) {
-    m = new MeshStandardMaterial({ color, roughness: 0.65, metalness: 0.0 });
-    materialCache.set(color, m);
-  }
-  return m;
-}
-
-const sideOf = (name) => (name.endsWith("_left") ? "left" : name.endsWith("_right") ? "right" : null);
+const material = (color) => shared(`m${color}`, () => new MeshStandardMaterial({ color, roughness: 0.65, metalness: 0.0 }));
 
 /**
  * @param {import("./skeleton.js").Skeleton} skeleton
@@ -94,17 +78,13 @@ export class Mannequin {
     this.group = new Group();
     this.nodes = [];
     const av = skeleton.avatar;
-    const colour = (name) => {
-      const s = sideOf(name);
-      return material(s === "left" ? palette.left : s === "right" ? palette.right : palette.body);
-    };
+    const colour = (name) => material(name.endsWith("_left") ? palette.left : name.endsWith("_right") ? palette.right : palette.body);
     for (const id of skeleton.boneIds) {
       const node = new Object3D();
       node.name = id;
       this.nodes.push(node);
       this.group.add(node);
     }
-    const q = new Quaternion();
     for (const s of av.segments) {
       const from = skeleton.index.get(s.from);
       const off = skeleton.index.has(s.to) ? av.offsets[s.to] : av.landmarks[s.to].offset;
@@ -112,14 +92,13 @@ export class Mannequin {
       const len = _dir.length();
       if (len < 1e-6) continue;
       const mesh = new Mesh(taperedCapsule(s.r[0], s.r[1], len), colour(s.to));
-      q.setFromUnitVectors(_up, _dir.normalize());
-      mesh.quaternion.copy(q);
+      mesh.quaternion.setFromUnitVectors(_up, _dir.normalize());
       this.nodes[from].add(mesh);
     }
     for (const v of av.volumes) {
       const mesh = new Mesh(unitSphere(), colour(v.bone));
-      mesh.scale.set(v.r * v.scale[0], v.r * v.scale[1], v.r * v.scale[2]);
-      mesh.position.set(v.offset[0], v.offset[1], v.offset[2]);
+      mesh.scale.fromArray(v.scale).multiplyScalar(v.r);
+      mesh.position.fromArray(v.offset);
       this.nodes[skeleton.index.get(v.bone)].add(mesh);
       if (v.name === "skull") {
         // a nose on the face (+Z) so the facing direction reads at a glance
@@ -134,8 +113,8 @@ export class Mannequin {
       const ankle = skeleton.index.get(`ankle_${side}`);
       if (ankle === undefined) continue;
       const sole = new Mesh(unitBox(), colour(`ankle_${side}`));
-      sole.scale.set(av.sole.size[0], av.sole.size[1], av.sole.size[2]);
-      sole.position.set(av.sole.center[0], av.sole.center[1], av.sole.center[2]);
+      sole.scale.fromArray(av.sole.size);
+      sole.position.fromArray(av.sole.center);
       this.nodes[ankle].add(sole);
     }
     // props: world-fixed, axis-aligned
@@ -146,14 +125,14 @@ export class Mannequin {
         let mesh;
         if (m.shape === "box") {
           mesh = new Mesh(unitBox(), pm);
-          mesh.scale.set(m.size[0], m.size[1], m.size[2]);
+          mesh.scale.fromArray(m.size);
         } else if (m.shape === "cylinder") {
           mesh = new Mesh(unitCylinder(), pm);
           mesh.scale.set(m.radius, m.length, m.radius);
           if (m.axis === "x") mesh.rotation.z = Math.PI / 2;
           else if (m.axis === "z") mesh.rotation.x = Math.PI / 2;
         } else continue;
-        mesh.position.set(m.center[0], m.center[1], m.center[2]);
+        mesh.position.fromArray(m.center);
         this.props.add(mesh);
       }
     }
@@ -162,7 +141,7 @@ export class Mannequin {
     const shadowMat = shared("shadow-mat", () => new MeshBasicMaterial({ map: softDisc(), transparent: true, depthWrite: false }));
     this.shadow = new Mesh(shared("disc", () => new CircleGeometry(1, 32)), shadowMat);
     this.shadow.rotation.x = -Math.PI / 2;
-    const r = 0.5 * Math.hypot(av.offsets.hip_left[0] - av.offsets.hip_right[0], 0) + av.sole.size[2];
+    const r = 0.5 * Math.abs(av.offsets.hip_left[0] - av.offsets.hip_right[0]) + av.sole.size[2];
     this.shadow.scale.set(r * 1.5, r * 1.5, 1);
     this.shadowHeight = av.offsets.pelvis[1];
     this.pelvis = skeleton.index.get("pelvis");

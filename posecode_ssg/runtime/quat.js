@@ -44,15 +44,11 @@ export function mul(out, oi, a, ai, b, bi) {
   return out;
 }
 
+const _c = new Float64Array(4);
 /** out = conj(a) · b, the rotation taking frame a to frame b, expressed in a's frame. */
 export function mulConjA(out, oi, a, ai, b, bi) {
-  const ax = -a[ai], ay = -a[ai + 1], az = -a[ai + 2], aw = a[ai + 3];
-  const bx = b[bi], by = b[bi + 1], bz = b[bi + 2], bw = b[bi + 3];
-  out[oi] = aw * bx + ax * bw + ay * bz - az * by;
-  out[oi + 1] = aw * by - ax * bz + ay * bw + az * bx;
-  out[oi + 2] = aw * bz + ax * by - ay * bx + az * bw;
-  out[oi + 3] = aw * bw - ax * bx - ay * by - az * bz;
-  return out;
+  _c[0] = -a[ai]; _c[1] = -a[ai + 1]; _c[2] = -a[ai + 2]; _c[3] = a[ai + 3];
+  return mul(out, oi, _c, 0, b, bi);
 }
 
 /** Dot product of two quaternions. */

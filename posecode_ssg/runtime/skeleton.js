@@ -12,7 +12,7 @@
  * @module skeleton
  */
 
-import { copy4, fromEulerXYZ, mul, rotateVec } from "./quat.js";
+import { fromEulerXYZ, mul, rotateVec } from "./quat.js";
 
 const _v = new Float64Array(3);
 
@@ -114,20 +114,11 @@ export class Skeleton {
   forward(localQ) {
     const N = this.boneCount, P = this.parent, wq = this.worldQ, wp = this.worldP;
     for (let i = 0; i < N; i++) {
-      const p = P[i];
-      if (p < 0) {
-        rotateVec(_v, 0, this.rootQ, 0, this.offsets, i * 3);
-        wp[i * 3] = this.rootPos[0] + _v[0];
-        wp[i * 3 + 1] = this.rootPos[1] + _v[1];
-        wp[i * 3 + 2] = this.rootPos[2] + _v[2];
-        mul(wq, i * 4, this.rootQ, 0, localQ, i * 4);
-      } else {
-        rotateVec(_v, 0, wq, p * 4, this.offsets, i * 3);
-        wp[i * 3] = wp[p * 3] + _v[0];
-        wp[i * 3 + 1] = wp[p * 3 + 1] + _v[1];
-        wp[i * 3 + 2] = wp[p * 3 + 2] + _v[2];
-        mul(wq, i * 4, wq, p * 4, localQ, i * 4);
-      }
+      // the parent's frame: the root transform for the bone hanging from it (p = −1)
+      const p = P[i], pq = p < 0 ? this.rootQ : wq, pp = p < 0 ? this.rootPos : wp, o = p < 0 ? 0 : p;
+      rotateVec(_v, 0, pq, o * 4, this.offsets, i * 3);
+      for (let a = 0; a < 3; a++) wp[i * 3 + a] = pp[o * 3 + a] + _v[a];
+      mul(wq, i * 4, pq, o * 4, localQ, i * 4);
     }
     this.updateLandmarks();
   }
@@ -146,8 +137,7 @@ export class Skeleton {
   translate(dx, dy, dz) {
     this.rootPos[0] += dx; this.rootPos[1] += dy; this.rootPos[2] += dz;
     const wp = this.worldP, lp = this.landmarkP;
-    for (let i = 0; i < wp.length; i += 3) { wp[i] += dx; wp[i + 1] += dy; wp[i + 2] += dz; }
-    for (let i = 0; i < lp.length; i += 3) { lp[i] += dx; lp[i + 1] += dy; lp[i + 2] += dz; }
+    for (const P of [wp, lp]) for (let i = 0; i < P.length; i += 3) { P[i] += dx; P[i + 1] += dy; P[i + 2] += dz; }
   }
 
   /**
@@ -193,18 +183,8 @@ export class Skeleton {
 
   /** World position of a bone joint or landmark as a new `[x, y, z]` (test hooks only). */
   point(name) {
-    if (this.index.has(name)) {
-      const i = this.index.get(name);
-      return [this.worldP[i * 3], this.worldP[i * 3 + 1], this.worldP[i * 3 + 2]];
-    }
-    const l = this.landmarkIndex.get(name);
-    if (l === undefined) return null;
-    return [this.landmarkP[l * 3], this.landmarkP[l * 3 + 1], this.landmarkP[l * 3 + 2]];
-  }
-
-  /** Copy bone `i`'s world quaternion into `out` (length 4). */
-  boneQuaternion(i, out) {
-    return copy4(out, 0, this.worldQ, i * 4);
+    const bone = this.index.has(name), i = bone ? this.index.get(name) : this.landmarkIndex.get(name);
+    return i === undefined ? null : Array.from((bone ? this.worldP : this.landmarkP).subarray(i * 3, i * 3 + 3));
   }
 }
 

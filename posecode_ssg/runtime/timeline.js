@@ -121,7 +121,6 @@ export class Timeline {
     this.phaseCount = n;
     this.keyCount = K;
     this.segmentCount = S;
-    this.repeat = motion.repeat;
     /** @type {Float64Array} keyframe times (s) */
     this.times = new Float64Array(K);
     for (let i = 0; i < n; i++) this.times[i + 1] = this.times[i] + phases[i].d;
