@@ -18,24 +18,42 @@ export class MotionDataError extends Error {
 
 const isNum = (x) => typeof x === "number" && Number.isFinite(x);
 const isObject = (x) => x !== null && typeof x === "object" && !Array.isArray(x);
-const isStrings = (x) => Array.isArray(x) && x.every((s) => typeof s === "string");
+const isText = (x) => typeof x === "string";
+const isList = (x, item, n) => Array.isArray(x) && (n === undefined || x.length === n) && x.every(item);
 const describe = (x) => (x === undefined ? "nothing" : JSON.stringify(x)?.slice(0, 40));
 /** Throw a {@link MotionDataError} with `message` unless `ok`. */
 const need = (ok, message) => { if (!ok) throw new MotionDataError(message); };
+/** Check field `k` of `obj` (absent is fine when `optional`): `ok(value)`, else "`where`"k" must be `what`". */
+const field = (obj, k, ok, what, where = "", optional = true) =>
+  need((optional && obj[k] === undefined) || ok(obj[k]), `${where}"${k}" must be ${what}, got ${describe(obj[k])}`);
+
+const pairs = [(x) => isList(x, (p) => isList(p, isText, 2)), "a list of [effector, anchor] pairs"];
+/** Per-phase fields: [key, test, what it must be, optional]. */
+const PHASE_FIELDS = [
+  ["name", isText, "text", false],
+  ["d", (x) => isNum(x) && x > 0, "a positive number of seconds", false],
+  ["m", (x) => TIMING_MODES.includes(x), `a timing mode (${TIMING_MODES.join(", ")})`, false],
+  ["gl", (x) => isList(x, isText), "a list of contact names"],
+  ["pin", ...pairs], ["grip", ...pairs], ["reach", ...pairs],
+  ["turn", isNum, "a number of degrees"],
+  ["tr", (x) => isList(x, isNum, 2), "[x, z] in metres"],
+  ["cue", isText, "text"],
+];
 
 function checkQuatMap(map, where, bones) {
   if (map === undefined) return;
   need(isObject(map), `${where} must be an object {bone: [x, y, z, w]}, got ${describe(map)}`);
   for (const [bone, q] of Object.entries(map)) {
     need(bones.has(bone), `${where}: unknown bone "${bone}"`);
-    need(Array.isArray(q) && q.length === 4 && q.every(isNum), `${where}.${bone} must be a quaternion [x, y, z, w] of 4 numbers, got ${describe(q)}`);
+    need(isList(q, isNum, 4), `${where}.${bone} must be a quaternion [x, y, z, w] of 4 numbers, got ${describe(q)}`);
     const n = Math.hypot(...q);
     need(Math.abs(n - 1) <= 0.01, `${where}.${bone} is not a unit quaternion (length ${n.toFixed(3)})`);
   }
 }
 
 /**
- * Validate `m` against `rig`; returns `m` or throws {@link MotionDataError}.
+ * Validate `m` against `rig`; returns `m` or throws {@link MotionDataError}. Checks what the
+ * runtime reads (the informational `duration` is not read, so not checked).
  * @param {any} m parsed motion JSON
  * @param {object} rig parsed rig.json
  */
@@ -46,32 +64,16 @@ export function validateMotion(m, rig) {
   need(rig.avatars[m.avatar ?? rig.defaultAvatar], `unknown avatar ${describe(m.avatar)}; expected one of ${Object.keys(rig.avatars).join(", ")}`);
   need(rig.startPoses[m.startPose ?? rig.defaultStartPose], `unknown start pose ${describe(m.startPose)}`);
   for (const p of m.props ?? []) need(rig.props[p], `unknown prop ${describe(p)}`);
-  need(m.repeat === undefined || (Number.isInteger(m.repeat) && m.repeat >= 0), `"repeat" must be a whole number ≥ 0, got ${describe(m.repeat)}`);
+  field(m, "repeat", (x) => Number.isInteger(x) && x >= 0, "a whole number ≥ 0");
+  field(m, "wrap", (x) => isNum(x) && x >= 0, "≥ 0 seconds");
+  field(m, "wrapTurn", isNum, "a number of degrees");
   checkQuatMap(m.base, '"base"', bones);
-  need(Array.isArray(m.phases) && m.phases.length > 0, '"phases" must be a non-empty list');
-  let total = 0;
+  field(m, "phases", (x) => Array.isArray(x) && x.length > 0, "a non-empty list", "", false);
   m.phases.forEach((p, i) => {
-    const where = `phase ${i + 1}${p && typeof p.name === "string" ? ` ("${p.name}")` : ""}`;
+    const where = `phase ${i + 1}${p && isText(p.name) ? ` ("${p.name}")` : ""}`;
     need(isObject(p), `${where} must be an object`);
-    need(typeof p.name === "string", `${where}: "name" must be a string`);
-    need(isNum(p.d) && p.d > 0, `${where}: "d" must be a positive number of seconds, got ${describe(p.d)}`);
-    need(TIMING_MODES.includes(p.m), `${where}: timing mode "m" must be one of ${TIMING_MODES.join(", ")}, got ${describe(p.m)}`);
+    for (const [k, ok, what, optional] of PHASE_FIELDS) field(p, k, ok, what, `${where}: `, optional);
     checkQuatMap(p.q, `${where} "q"`, bones);
-    need(p.gl === undefined || isStrings(p.gl), `${where}: "gl" must be a list of contact names`);
-    for (const k of ["pin", "grip", "reach"]) {
-      const list = p[k];
-      need(list === undefined || (Array.isArray(list) && list.every((x) => isStrings(x) && x.length === 2)),
-        `${where} "${k}" must be a list of [effector, anchor] pairs, got ${describe(list)}`);
-    }
-    need(p.turn === undefined || isNum(p.turn), `${where}: "turn" must be a number of degrees`);
-    need(p.tr === undefined || (Array.isArray(p.tr) && p.tr.length === 2 && p.tr.every(isNum)), `${where}: "tr" must be [x, z] in metres`);
-    need(p.cue === undefined || typeof p.cue === "string", `${where}: "cue" must be text`);
-    total += p.d;
   });
-  const wrap = m.wrap ?? 0;
-  need(isNum(wrap) && wrap >= 0, `"wrap" must be ≥ 0 seconds, got ${describe(m.wrap)}`);
-  need(m.wrapTurn === undefined || isNum(m.wrapTurn), '"wrapTurn" must be a number of degrees');
-  need(m.duration === undefined || (isNum(m.duration) && Math.abs(m.duration - (total + wrap)) <= 0.01),
-    `"duration" ${describe(m.duration)} does not equal the phases (${total.toFixed(2)} s) plus the wrap (${wrap} s)`);
   return m;
 }
