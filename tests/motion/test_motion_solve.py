@@ -426,3 +426,32 @@ def test_a_foot_reaching_down_from_the_box_does_not_lift_the_body_off_its_box_pi
     w = solve_keyframes(p).phases[1].world
     assert np.linalg.norm(w.landmarks["sole_right"] - [0.0, 0.30, 0.30]) < 0.005
     assert min(w.landmarks["toe_left"][1], w.landmarks["heel_left"][1]) > -0.002
+
+
+def test_hand_reached_to_the_wall_rests_on_its_surface():
+    # a hand on the wall touches its surface instead of sinking into it: the forearm and hand
+    # (elbow to armOverhang past the wrist, arm radius, KR §10.1 capsule) end within a few mm of
+    # the wall's front plane (PROP_GEOMETRY: z = -0.29, normal +Z) and not inside it. Before, the
+    # wrist sat on the anchor and the hand was 57 mm inside (wall-leg-swings)
+    from posecode_ssg.motion.rig import PROP_GEOMETRY, SOLVER
+
+    p = compile_source("""
+        posecode exercise "Wall"
+          rig humanoid
+          prop wall
+          pose start = standing
+          step "Side-on" 1.2s settle:
+            turn: 90
+            ground-lock: feet
+            reach: hand_left wall
+    """)
+    w = solve_keyframes(p).phases[0].world
+    face = PROP_GEOMETRY["wall"]["faces"][0]
+    assert face["normal"] == [0, 0, 1] and face["center"][2] == -0.29
+    e, wr = w.pos["elbow_left"], w.pos["wrist_left"]
+    tip = wr + (wr - e) / np.linalg.norm(wr - e) * SOLVER["armOverhang"]
+    gaps = [float(q[2]) - (-0.29) - w.avatar.collision["arm"] for q in np.linspace(e, tip, 41)]
+    assert -0.002 <= min(gaps) <= 0.004, min(gaps)
+    # the wrist is at the anchor's height and side, moved out from the wall only
+    assert wr[1] == pytest.approx(0.9, abs=0.01) and wr[0] == pytest.approx(0.0, abs=0.01)
+    assert not [d for d in kinematic_diagnostics(p) if d.code == "kinematic-reach-short"]

@@ -52,6 +52,11 @@ function record(ctx, c, mode) {
     if (kind === "hand") r.outward = sk.index.get(`shoulder_${side}`);
   } else if (c.target) {
     r.target = Float64Array.from(c.target);
+    // a hand on a surface that blocks the arms (the wall): solve.py `_surface_face`
+    if (ids[2] === "wrist") for (const p of Object.values(rig.props)) for (const f of p.faces) {
+      const a = c.target, q = f.center, n = f.normal;
+      if (/all|arms/.test(f.blocks) && Math.abs((a[0] - q[0]) * n[0] + (a[1] - q[1]) * n[1] + (a[2] - q[2]) * n[2]) < 1e-9) r.face = f;
+    }
   } else {
     const name = sk.index.has(c.anchor) ? c.anchor : rig.effectors[c.anchor];
     if (!sk.index.has(name)) return null;
@@ -112,6 +117,17 @@ function solveOne(ctx, r) {
   }
   if (r.n === 2) {
     ccd(ctx, ch, _t, r.sign);
+    // resting on the face: the target moves out along its normal by the arm radius minus the
+    // smaller plane distance of the elbow and of `armOverhang` past the wrist (solve.py `_arm_clearance`)
+    for (let k = 0, f = r.face; f && k < 2; k++) {
+      const n = f.normal, q = f.center, e = ch.bones[1] * 3;
+      let de = 0, dw = 0;
+      for (let i = 0; i < 3; i++) { de += (P[e + i] - q[i]) * n[i]; dw += (P[b * 3 + i] - P[e + i]) * n[i]; }
+      const L = Math.hypot(P[b * 3] - P[e], P[b * 3 + 1] - P[e + 1], P[b * 3 + 2] - P[e + 2]);
+      const depth = sk.avatar.collision.arm - Math.min(de, de + dw * (1 + solver.armOverhang / L));
+      for (let i = 0; i < 3; i++) _t[i] += n[i] * depth;
+      ccd(ctx, ch, _t, r.sign, true, solver.gripStopDistance);
+    }
     if (r.floor) {
       for (let k = 0; k < 2; k++) {
         sk.measureLowest();
