@@ -40,7 +40,6 @@ KNOWN_FAILING: dict[str, str] = {
     "dance/box-step.md": "the side step rolls the stance sole (kinematic-foot-flat, explained); its toe drifts 6.8 mm at the end of 'Right foot back'",
     "dance/pivot-turns.md": "'Step forward' pins one foot only (no gait exception), so the pin cancels the 0.3 m travel and the loop does not close: the seam jumps home (hip 210 rad/s over the allowance); toes lift up to 24 mm in the half turns",
     "props/box-step-up.md": "knee velocity jump (~480 rad/s over the allowance) where the right foot leaves the box ('Step down'), as step-up",
-    "props/wall-leg-swings.md": "forearm + hand sample 57 mm into the wall in the first frames after the hand's reach ends (KR §5.3 fades it over 'Face front'; a touching limb overlaps by the capsule model, exempt only while declared)",
 }
 
 
