@@ -115,7 +115,6 @@ class PhaseSolution:
     lifted_locks: list[tuple[str, float]] = field(default_factory=list)   # (contact, height m)
     feet: list[FootReport] = field(default_factory=list)
     drift: list[tuple[str, float]] = field(default_factory=list)          # (foot, metres)
-    rolled: list[tuple[str, float, float]] = field(default_factory=list)  # (side, roll °, lift m)
     planted: dict[str, np.ndarray] = field(default_factory=dict)          # contact -> world point
 
 
@@ -655,14 +654,6 @@ def _stance_shift(errors: list[tuple[np.ndarray, float]]) -> np.ndarray:
 
 def _sole_metrics(w: World, side: str) -> tuple[float, float]:
     return float(w.landmarks[f"heel_{side}"][1]), float(w.landmarks[f"toe_{side}"][1])
-
-
-def _sole_roll(w: World, side: str) -> float:
-    """Sideways tilt (degrees) of a foot's sole: the angle of its lateral axis (the ankle's local
-    X, the hinge the rig's ankle turns about) from the horizontal. The ankle only flexes and
-    extends (rig.json ``rom``: y and z locked), so a leg leaning sideways over a planted foot
-    rolls the sole onto its edge by about the lean; levelling (pitch) cannot undo it."""
-    return math.degrees(math.asin(max(-1.0, min(1.0, float((w.rot[f"ankle_{side}"] @ np.array([1.0, 0.0, 0.0]))[1])))))
 
 
 def _level_foot(pose: _Pose, side: str, authored_x: float) -> tuple[float, float] | None:
@@ -1283,13 +1274,6 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
                 w.pos[EFFECTOR_BONE[c.effector]] - a))))
         for rep in res.feet:
             rep.heel, rep.toe = _sole_metrics(w, rep.side)
-        standing = {_side(c.effector) for c, _a in pin_targets if c.effector.startswith("foot") and c.target == FLOOR}
-        standing |= {s for s in ("left", "right") if f"foot_{s}" in kf.ground_lock and f"foot_{s}" in anchors}
-        for s in sorted(standing):
-            roll = _sole_roll(w, s)
-            lift = max(_sole_metrics(w, s))
-            if abs(roll) > 2.0 and lift > float(SOLVER["plantTolerance"]):
-                res.rolled.append((s, roll, lift))
         res.world = w
         res.euler = dict(pose.euler)
         last_root = pose.root_pos.copy()
@@ -1404,15 +1388,6 @@ def kinematic_diagnostics(program) -> list[Diagnostic]:
                              "with ankles: plantarflex",
                              phase=kf.name, foot=f"foot_{rep.side}", needed=round(rep.needed, 1),
                              limit=rep.limit, heel=round(rep.heel, 3), toe=round(rep.toe, 3)))
-        for side, roll, lift in ph.rolled:
-            out.append(_warn("kinematic-foot-flat", kf.line,
-                             f"foot_{side} cannot stay flat in phase {kf.name!r}: the leg leans over "
-                             f"the planted foot sideways and the rig's ankle only flexes and extends "
-                             f"(no inversion or eversion), so the sole rolls {abs(roll):.0f}° onto its "
-                             f"edge; its heel–toe line lifts {lift * 100:.1f} cm",
-                             "keep the body over the standing foot (less sideways travel while it "
-                             "is planted) or move the weight with the travel onto the other foot",
-                             phase=kf.name, foot=f"foot_{side}", roll=round(roll, 1), lift=round(lift, 3)))
         for limb, (depth, obstacle) in self_collision_depth(ph.world).items():
             if depth > float(SOLVER["selfCollisionReport"]):
                 out.append(_warn("kinematic-self-collision", kf.line,
