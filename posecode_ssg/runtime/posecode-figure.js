@@ -210,8 +210,9 @@ export class PosecodeFigure extends HTMLElement {
     for (const e of this.querySelectorAll(":scope > .pc-error")) e.remove();
   }
 
-  /** Show `err` in place of the figure and fire `posecode-error`; returns the message shown. */
+  /** Show `err` in place of the figure (replacing an earlier error) and fire `posecode-error`; returns the message shown. */
   _showError(err) {
+    this._clearErrors();
     const text = `posecode-figure: ${err instanceof MotionDataError ? err.message : `internal error (${err && err.message})`}`;
     this.prepend(el("div", { class: "pc-error", role: "alert" }, text));
     this.dispatchEvent(new CustomEvent("posecode-error", { detail: { message: text }, bubbles: true }));
@@ -226,12 +227,10 @@ export class PosecodeFigure extends HTMLElement {
    */
   async load(motion) {
     try {
-      const rig = await loadRig();
+      this._install(motion, await loadRig());
       this._clearErrors();
-      this._install(motion, rig);
       return true;
     } catch (err) {
-      this._clearErrors();
       this._showError(err);
       return false;
     }
@@ -314,11 +313,8 @@ export class PosecodeFigure extends HTMLElement {
     const speedLabel = el("label", { class: "pc-speed-label" });
     speedLabel.append(el("span", { class: "pc-sr" }, "Speed"));
     const speed = el("select", { class: "pc-speed" });
-    for (const s of SPEEDS) {
-      const o = el("option", { value: String(s) }, `${s}×`);
-      if (s === 1) o.selected = true;
-      speed.append(o);
-    }
+    for (const s of SPEEDS) speed.append(el("option", { value: s }, `${s}×`));
+    speed.value = "1";
     speedLabel.append(speed);
     const rep = el("span", { class: "pc-rep" });
     const reset = el("button", { type: "button", class: "pc-reset", "aria-label": "Reset view", title: "Reset view" }, "⟲");
