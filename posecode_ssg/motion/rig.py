@@ -384,6 +384,25 @@ assert tuple(PROP_GEOMETRY) == tuple(PROPS)
 assert all(tuple(PROP_GEOMETRY[p]["anchors"]) == tuple(PROP_ANCHORS[p]) for p in PROPS)
 
 
+def _arm_surfaces() -> dict[str, list[float]]:
+    out = {}
+    for geo in PROP_GEOMETRY.values():
+        for name, a in geo["anchors"].items():
+            for g in PROP_GEOMETRY.values():
+                for f in g["faces"]:
+                    off = sum(n * c for n, c in zip(f["normal"], f["center"]))
+                    if {"all", "arms"} & set(f["blocks"]) and abs(sum(n * x for n, x in zip(f["normal"], a)) - off) < 1e-9:
+                        out[name] = [*map(float, f["normal"]), off]
+    return out
+
+
+#: anchor -> [nx, ny, nz, n·c] (m): the plane of the blocking face that stops the arms and holds
+#: the anchor (the wall's front face for ``wall``). A hand or fist reached to such an anchor rests
+#: on that surface (solve.py ``_arm_clearance``, runtime reach.js); anchors on unblocked top
+#: surfaces (box, seat) and the bars have none. Emitted in rig.json as ``surfaces``.
+PROP_SURFACES: Mapping[str, list[float]] = MappingProxyType(_arm_surfaces())
+
+
 def anchor_position(anchor: str) -> tuple[float, float, float]:
     """World position (m) of a prop anchor such as ``"bar_left"``; raises ``KeyError`` if unknown."""
     for geo in PROP_GEOMETRY.values():
@@ -498,6 +517,7 @@ def rig_json() -> dict[str, Any]:
         "defaultStartPose": DEFAULT_START_POSE,
         "startPoses": start_poses,
         "props": {p: dict(g) for p, g in PROP_GEOMETRY.items()},
+        "surfaces": dict(PROP_SURFACES),
         "effectors": dict(EFFECTOR_BONE),
         "backBones": list(BACK_BONES),
         "handStates": {k: dict(v) for k, v in HAND_STATES.items()},

@@ -34,7 +34,7 @@ from posecode_ssg.language.vocabulary import BACK_BONES, BONES, EFFECTOR_BONE, F
 
 from .collide import resolve_self_collision, self_collision_depth
 from .fk import PoseFK, World, _local_matrix, euler_key, forward_kinematics, subtree
-from .rig import DIGITS, HAND_STATES, PARENT, PROP_GEOMETRY, SOLVER, START_POSES_TABLE, Avatar, anchor_position, avatar
+from .rig import DIGITS, HAND_STATES, PARENT, PROP_GEOMETRY, PROP_SURFACES, SOLVER, START_POSES_TABLE, Avatar, anchor_position, avatar
 from .rotation import axis_angle_matrix, cross3, euler_to_matrix, matrix_to_euler, norm3, rot_y
 
 __all__ = ["solve_keyframes", "kinematic_diagnostics", "with_columns", "Solution", "PhaseSolution",
@@ -830,31 +830,17 @@ def _residual(w: World, c: Contact, target: np.ndarray) -> float:
                  else math.hypot(p[0] - target[0], p[2] - target[2], gap))
 
 
-def _surface_face(c: Contact) -> dict | None:
-    """The blocking face (``PROP_GEOMETRY[*]["faces"]``) that blocks the arms and whose plane
-    holds the prop anchor contact ``c`` reaches (the wall's front face for ``wall``), else None:
-    the floor, a body landmark, or an anchor on an unblocked surface (box top, seat, bars)."""
-    try:
-        a = np.asarray(anchor_position(c.target), float)
-    except KeyError:   # the floor or a body landmark
-        return None
-    for geo in PROP_GEOMETRY.values():
-        for f in geo["faces"]:
-            if {"all", "arms"} & set(f["blocks"]) and abs(float((a - f["center"]) @ np.asarray(f["normal"]))) < 1e-9:
-                return f
-    return None
-
-
-def _arm_clearance(w: World, effector: str, face: dict) -> float:
-    """Signed depth (m) of a reached arm in a face's plane: arm radius minus the smaller plane
-    distance of its capsule's ends (the elbow, and ``armOverhang`` past the wrist along the
-    forearm: the hand, KR §10.1 capsules); moving the wrist target out along the normal by it
-    brings the deepest end onto the surface (the distance is linear along the segment)."""
+def _arm_clearance(w: World, effector: str, plane: list[float]) -> float:
+    """Signed depth (m) of a reached arm in a surface plane (``PROP_SURFACES``: normal n, offset
+    n·c): arm radius minus the smaller plane distance of its capsule's ends (the elbow, and
+    ``armOverhang`` past the wrist along the forearm: the hand, KR §10.1 capsules); moving the
+    wrist target out along the normal by it brings the deepest end onto the surface (the
+    distance is linear along the segment)."""
     s = _side(effector)
     e, wr = w.pos[f"elbow_{s}"], w.pos[f"wrist_{s}"]
     tip = wr + (wr - e) / norm3(wr - e) * float(SOLVER["armOverhang"])
-    c, n = np.asarray(face["center"], float), np.asarray(face["normal"], float)
-    return float(w.avatar.collision["arm"]) - min(float((e - c) @ n), float((tip - c) @ n))
+    n = np.asarray(plane[:3], float)
+    return float(w.avatar.collision["arm"]) - min(float(e @ n), float(tip @ n)) + plane[3]
 
 
 def _floor_target(w: World, c: Contact) -> np.ndarray:
@@ -1220,11 +1206,11 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
             end = (lambda ww, c=c: _effector_point(ww, c.effector, c.target))
             widen = {j: pose.euler[j] for j in chain}
             _ccd(pose, chain, end, tgt, widen)
-            face = _surface_face(c) if kind in ("hand", "fist") else None
-            for _ in range(2 if face else 0):
+            plane = PROP_SURFACES.get(c.target) if kind in ("hand", "fist") else None
+            for _ in range(2 if plane else 0):
                 # a hand on a wall rests on its surface: the target moves out along the face's
                 # normal until the forearm and hand (capsule past the wrist) just touch it
-                tgt = tgt + np.asarray(face["normal"], float) * _arm_clearance(pose.world(), c.effector, face)
+                tgt = tgt + np.asarray(plane[:3], float) * _arm_clearance(pose.world(), c.effector, plane)
                 _ccd(pose, chain, end, tgt, widen, float(SOLVER["gripStopDistance"]))
             if c.target == FLOOR:
                 # the limb's new orientation changes its contact height: re-aim twice

@@ -12,7 +12,9 @@
  *   from its shoulder, horizontally) at the effector's contact height (KR §7.1, plan.js
  *   `contactHeightRule`), re-aimed twice at the height the new limb pose gives, with the same
  *   widened boxes; a body landmark (bone id or effector name) — its current world position; a
- *   prop anchor — rig.json `props[*].anchors`.
+ *   prop anchor — rig.json `props[*].anchors`; a hand or fist on an anchor of rig.json `surfaces`
+ *   (the wall) rests on that surface: the target moves out along its normal until the forearm +
+ *   hand capsule just touches it, re-aimed twice (solve.py `_arm_clearance`).
  * - Blending across phase boundaries (KR §5.3): a reach held in the previous segment too has
  *   weight 1; one that starts in this segment weight smoothstep(u); one that ends (held in the
  *   previous segment, not in this one) weight 1 − smoothstep(u). Each chain joint's local
@@ -52,11 +54,8 @@ function record(ctx, c, mode) {
     if (kind === "hand") r.outward = sk.index.get(`shoulder_${side}`);
   } else if (c.target) {
     r.target = Float64Array.from(c.target);
-    // a hand on a surface that blocks the arms (the wall): solve.py `_surface_face`
-    if (ids[2] === "wrist") for (const p of Object.values(rig.props)) for (const f of p.faces) {
-      const a = c.target, q = f.center, n = f.normal;
-      if (/all|arms/.test(f.blocks) && Math.abs((a[0] - q[0]) * n[0] + (a[1] - q[1]) * n[1] + (a[2] - q[2]) * n[2]) < 1e-9) r.face = f;
-    }
+    // a hand on a surface that blocks the arms (the wall): rig.json `surfaces`, [n, n·c]
+    if (ids[2] === "wrist") r.face = rig.surfaces[c.anchor];
   } else {
     const name = sk.index.has(c.anchor) ? c.anchor : rig.effectors[c.anchor];
     if (!sk.index.has(name)) return null;
@@ -117,23 +116,20 @@ function solveOne(ctx, r) {
   }
   if (r.n === 2) {
     ccd(ctx, ch, _t, r.sign);
-    // resting on the face: the target moves out along its normal by the arm radius minus the
-    // smaller plane distance of the elbow and of `armOverhang` past the wrist (solve.py `_arm_clearance`)
-    for (let k = 0, f = r.face; f && k < 2; k++) {
-      const n = f.normal, q = f.center, e = ch.bones[1] * 3;
-      let de = 0, dw = 0;
-      for (let i = 0; i < 3; i++) { de += (P[e + i] - q[i]) * n[i]; dw += (P[b * 3 + i] - P[e + i]) * n[i]; }
-      const L = Math.hypot(P[b * 3] - P[e], P[b * 3 + 1] - P[e + 1], P[b * 3 + 2] - P[e + 2]);
-      const depth = sk.avatar.collision.arm - Math.min(de, de + dw * (1 + solver.armOverhang / L));
-      for (let i = 0; i < 3; i++) _t[i] += n[i] * depth;
-      ccd(ctx, ch, _t, r.sign, true, solver.gripStopDistance);
-    }
-    if (r.floor) {
-      for (let k = 0; k < 2; k++) {
+    // re-aimed twice: on the floor at the contact height the new limb pose gives; on a surface
+    // (r.face = [n, n·c]) the target moves out along n by the arm radius minus the smaller plane
+    // distance of the elbow and of `armOverhang` past the wrist (solve.py `_arm_clearance`)
+    for (let k = 0, f = r.face, e = ch.bones[1] * 3; (f || r.floor) && k < 2; k++) {
+      if (f) {
+        let de = -f[3], dw = 0, L = 0;
+        for (let i = 0; i < 3; i++) { const x = P[b * 3 + i] - P[e + i]; de += P[e + i] * f[i]; dw += x * f[i]; L += x * x; }
+        const depth = sk.avatar.collision.arm - de - Math.min(0, dw * (1 + solver.armOverhang / Math.sqrt(L)));
+        for (let i = 0; i < 3; i++) _t[i] += f[i] * depth;
+      } else {
         sk.measureLowest();
         _t[1] = contactHeight(sk, r.rule);
-        ccd(ctx, ch, _t, r.sign, true);
       }
+      ccd(ctx, ch, _t, r.sign, true, f && solver.gripStopDistance);
     }
     return;
   }
