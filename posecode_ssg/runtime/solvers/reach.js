@@ -53,7 +53,7 @@ function record(ctx, c, mode) {
     r.rule = contactHeightRule(rig, sk, c.effector);
     if (kind === "hand") r.outward = sk.index.get(`shoulder_${side}`);
   } else if (c.target) {
-    r.target = Float64Array.from(c.target);
+    r.target = c.target;   // rig.json `props[*].anchors`, read only
     // a hand on a surface that blocks the arms (the wall): rig.json `surfaces`, [n, n·c]
     if (ids[2] === "wrist") r.face = rig.surfaces[c.anchor];
   } else {
