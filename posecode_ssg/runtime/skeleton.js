@@ -61,8 +61,7 @@ export class Skeleton {
     segs.forEach((s, i) => {
       this.segFrom[i] = this.index.get(s.from);
       this.segTo[i] = this.index.has(s.to) ? this.index.get(s.to) : -1 - this.landmarkIndex.get(s.to);
-      this.segR[i * 2] = s.r[0];
-      this.segR[i * 2 + 1] = s.r[1];
+      this.segR.set(s.r, i * 2);
     });
     const vols = av.volumes;
     this.volBone = new Int16Array(vols.length);
