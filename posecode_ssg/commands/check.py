@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from posecode_ssg.language import parse
-from posecode_ssg.language.diagnostics import Diagnostic
+from posecode_ssg.language.diagnostics import Diagnostic, reading_order
 from posecode_ssg.language.parser import ParseResult, split_lines
 from posecode_ssg.site.report import format_diagnostic
 
@@ -55,8 +55,8 @@ class CheckedDocument:
     kinematic: list[Diagnostic] = field(default_factory=list)
 
     def diagnostics(self) -> list[Diagnostic]:
-        """Parser and kinematic diagnostics together, by line and column."""
-        return sorted(self.result.diagnostics() + self.kinematic, key=lambda d: (d.line, d.column))
+        """Parser and kinematic diagnostics together, in :func:`reading_order` (line, column)."""
+        return sorted(self.result.diagnostics() + self.kinematic, key=reading_order)
 
     def to_dict(self) -> dict[str, Any]:
         """``{"path", "fence_line"?, "ir", "errors", "warnings", "hints", "kinematic"}`` (file lines)."""

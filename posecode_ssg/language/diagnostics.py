@@ -128,3 +128,14 @@ def warning(code: str, line: int, column: int, message: str, hint: str | None = 
 def hint(code: str, line: int, column: int, message: str, suggestion: str | None = None) -> Diagnostic:
     """Shorthand for a ``hint`` diagnostic (never a warning, never an error)."""
     return Diagnostic(code, "hint", line, column, message, suggestion)
+
+
+#: Whole-document verdicts that restate other errors (``no-steps``: "the step header on line 4
+#: could not be read"); they are listed after the errors that explain them, not at line 1.
+DOCUMENT_VERDICTS = frozenset({"no-steps"})
+
+
+def reading_order(d: Diagnostic) -> tuple[bool, int, int]:
+    """Sort key of diagnostics as a reader wants them: by line and column, whole-document
+    verdicts (:data:`DOCUMENT_VERDICTS`) last, so the first error shown is the one to fix."""
+    return (d.code in DOCUMENT_VERDICTS, d.line, d.column)

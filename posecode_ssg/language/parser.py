@@ -35,7 +35,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedInput
 
 from . import rom
 from . import vocabulary as V
-from .diagnostics import Diagnostic, stage_of
+from .diagnostics import Diagnostic, reading_order, stage_of
 from .ir import IR, Contact, JointTarget, Phase, _num
 
 _GRAMMAR_PATH = Path(__file__).with_name("posecode.lark")
@@ -124,8 +124,8 @@ class ParseResult:
         return not self.errors
 
     def diagnostics(self) -> list[Diagnostic]:
-        """Errors, warnings and hints together, by line and column."""
-        return sorted(self.errors + self.warnings + self.hints, key=lambda d: (d.line, d.column))
+        """Errors, warnings and hints together, in :func:`reading_order` (by line and column)."""
+        return sorted(self.errors + self.warnings + self.hints, key=reading_order)
 
     def to_dict(self) -> dict[str, Any]:
         """``{"ir": dict|None, "errors": [...], "warnings": [...], "hints": [...]}``."""
@@ -565,7 +565,7 @@ class _Parser:
         return self._result(ir)
 
     def _result(self, ir: IR | None) -> ParseResult:
-        key = lambda d: (d.line, d.column)  # noqa: E731
+        key = reading_order
         errors = sorted(self.errors, key=key)
         warnings = self.warnings
         if any(stage_of(e.code) != "resolve" for e in errors):

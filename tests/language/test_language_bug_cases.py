@@ -33,6 +33,7 @@ def test_closed_vocabulary_rejected_with_line_word_and_allowed_values(name, line
     # explains that, next to the error on the word itself
     errors = [e for e in r.errors if e.code != "no-steps"]
     assert [e.line for e in errors] == [line]
+    assert r.errors[0] is errors[0]  # the error on the word is the first one shown (the verdict follows)
     assert f'"{word}"' in errors[0].message
     if allowed:
         assert allowed in errors[0].message

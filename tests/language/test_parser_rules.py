@@ -327,13 +327,14 @@ def test_timing_modes_and_legacy_aliases_with_hints():
         assert [(h.line, h.code) for h in r.hints] == [(2, "legacy-easing")]
     for wrong in ("ease", "ease-out-in", "Flow"):
         r = parse(doc("knees: flex 1", step=f'step "S" 1s {wrong}:'))
-        assert codes(r) == [(1, "no-steps"), (2, "unknown-timing-mode")]
-        assert "line 2" in r.errors[0].message
+        # the error to fix comes first; the document verdict it causes follows it
+        assert codes(r) == [(2, "unknown-timing-mode"), (1, "no-steps")]
+        assert "line 2" in r.errors[1].message
 
 
 def test_setle_did_you_mean():
     r = parse(doc("knees: flex 1", step='step "S" 1s setle:'))
-    assert r.errors[1].hint == "did you mean `settle`?"
+    assert r.errors[0].code == "unknown-timing-mode" and r.errors[0].hint == "did you mean `settle`?"
 
 
 def test_empty_step_is_a_hold_phase():
