@@ -142,7 +142,7 @@ def test_eval_table(tmp_path, capsys):
     code = cli.main(["eval", str(tmp_path / "squat.posecode")])
     out = capsys.readouterr().out
     assert "document" in out and "drift" in out and "squat.posecode" in out
-    assert out.strip().splitlines()[-1] == f"1 documents: {1 if code == 0 else 0} pass, {0 if code == 0 else 1} fail"
+    assert out.strip().splitlines()[-1] == f"1 document: {1 if code == 0 else 0} pass, {0 if code == 0 else 1} fail"
 
 
 # ---------------------------------------------------------------------------------------------

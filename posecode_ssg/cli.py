@@ -40,20 +40,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--strict", action="store_true", help="fail on warnings")
 
     p = sub.add_parser("serve", help="preview the site with live reload")
-    p.add_argument("--config", metavar="FILE")
-    p.add_argument("--content", metavar="DIR")
-    p.add_argument("--watch", dest="watch", action=argparse.BooleanOptionalAction, default=True)
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--config", metavar="FILE", help="posecode.toml to use (default: ./posecode.toml if present)")
+    p.add_argument("--content", metavar="DIR", help="content folder (overrides the config)")
+    p.add_argument("--watch", dest="watch", action=argparse.BooleanOptionalAction, default=True,
+                   help="rebuild on every change and reload open pages (default: on)")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: %(default)s)")
+    p.add_argument("--port", type=int, default=8000, help="port to listen on (default: %(default)s)")
     p.add_argument("--open", action="store_true", help="open a browser tab")
 
     p = sub.add_parser("new", help="scaffold a new movement library")
     p.add_argument("dir", metavar="DIR")
 
     p = sub.add_parser("eval", help="sample the real runtime in headless Chromium and report contact fidelity")
-    p.add_argument("paths", nargs="+", metavar="PATH")
-    p.add_argument("--hz", type=float, default=60.0)
-    p.add_argument("--json", action="store_true")
+    p.add_argument("paths", nargs="+", metavar="PATH", help=".posecode or .md files, or folders of them")
+    p.add_argument("--hz", type=float, default=60.0,
+                   help="samples per second over one whole loop (default: %(default)g)")
+    p.add_argument("--json", action="store_true",
+                   help='print {"passed", "documents": [...]} as JSON instead of the table')
     return parser
 
 

@@ -117,7 +117,8 @@ def write_table(results: list[DocumentResult], out: TextIO, hz: float) -> None:
                 line += f" — line {v.explained['line']}: {v.explained['code']}"
             out.write(line + "\n")
     bad = sum(1 for r in results if not r.passed)
-    out.write(f"\n{len(results)} documents: {len(results) - bad} pass, {bad} fail\n")
+    noun = "document" if len(results) == 1 else "documents"
+    out.write(f"\n{len(results)} {noun}: {len(results) - bad} pass, {bad} fail\n")
 
 
 def _common_prefix(names: list[str]) -> str:
