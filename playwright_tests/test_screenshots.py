@@ -48,8 +48,8 @@ MOVEMENTS = [
      ["ArrowLeft"] * 3),   # turned 45° off the side view, where the bar's near upright hides the body
     ("parallel-bar-dip", "props/parallel-bar-dip/", 0, "dip-bars, grip"),
     ("seated-knee-extension", "props/seated-knee-extension/", 0, "chair, pin pelvis on the seat"),
-    ("wall-leg-swings", "props/wall-leg-swings/", 0, "wall, reach hand to wall, single-foot ground-lock",
-     ["ArrowRight"] * 5),   # the figure turns its back to the side view; look along its swinging leg's side
+    ("wall-leg-swings", "props/wall-leg-swings/", 0, "wall, reach hand to wall, single-foot ground-lock, "
+     "front view (the figure turns side-on: the swinging leg in profile)"),
     ("box-step-up", "props/box-step-up/", 0, "box, pin foot on the box"),
     ("pivot-turns", "dance/pivot-turns/", 0, "turn (two half turns), pin and reach feet"),
     ("box-step", "dance/box-step/", 0, "travel (a square), front view"),
