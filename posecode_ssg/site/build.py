@@ -236,6 +236,28 @@ def _progress(iterable, total: int, desc: str, enabled: bool):
                 leave=False, file=sys.stderr, dynamic_ncols=True)
 
 
+def _leading_comment(text: str, title: str) -> str | None:
+    """The summary a ``.posecode`` file gives itself: its first comment line before the header.
+
+    Comments start with ``#`` or ``//`` (spec §1, Grammar). A leading ``"<title>:"`` (the movement's own
+    name) is dropped and the rest capitalised: ``// Arm waves: a flowing warm-up.`` on a
+    movement named "Arm waves" gives "A flowing warm-up.". None when the file starts with no
+    comment.
+    """
+    for raw in text.lstrip("\ufeff").splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        for mark in ("//", "#"):
+            if line.startswith(mark):
+                words = line[len(mark):].strip()
+                if words.lower().startswith(title.lower() + ":"):
+                    words = words[len(title) + 1:].strip()
+                return (words[:1].upper() + words[1:]) or None
+        return None
+    return None
+
+
 def _humanize(name: str) -> str:
     return name.replace("-", " ").replace("_", " ").strip().capitalize() or name
 
@@ -817,7 +839,10 @@ class _Build:
             kind = self.figures[pc.figures[0].meta["key"]].kind if pc and pc.figures else None
             category = taxonomy.KIND_CATEGORY.get(kind or "")
             page.meta = {"title": page.title, "equipment": list(dict.fromkeys(first["props"])) if first and first["props"] else ["none"]}
-            if pc and pc.figures:
+            described = _leading_comment(page.text, page.title)
+            if described:
+                page.meta["summary"] = described
+            elif pc and pc.figures:
                 fig = self.figures[pc.figures[0].meta["key"]]
                 if fig.phases:
                     steps = len(fig.phases)

@@ -433,3 +433,19 @@ def test_page_workers_build_the_same_bytes(tmp_path, monkeypatch):
     assert results["serial"] == results["workers"]
     assert "strength/draft/index.html" not in results["workers"]
     assert results["serial error"] == results["workers error"]
+
+
+def test_posecode_page_summary_from_its_leading_comment(make_site):
+    files = {"a.posecode": "// Nod: a small yes of the head.\n# more words\n" + NOD,
+             "b.posecode": "# keeps the neck long\n" + NOD.replace('"Nod"', '"Other"'),
+             "c.posecode": NOD.replace('"Nod"', '"Plain"')}
+    result, config = make_site(files)
+    assert not result.errors
+    described = {}
+    for name in ("a", "b", "c"):
+        m = re.search(r'<meta name="description" content="([^"]*)"', read(config.output_dir, f"{name}/index.html"))
+        described[name] = m and m.group(1)
+    # the movement's own name before the colon is dropped; the first comment line only;
+    # no comment: the generated description of the steps
+    assert described == {"a": "A small yes of the head.", "b": "Keeps the neck long",
+                         "c": "Posture in 1 step, 1 s a repetition."}
