@@ -304,7 +304,7 @@ def test_hand_on_the_wall_rests_on_its_surface_and_agrees_with_the_numpy_solve(r
     from posecode_ssg.motion.solve import solve_keyframes
 
     text = (Path(__file__).resolve().parents[1] / "content" / "props" / "wall-leg-swings.md").read_text(encoding="utf-8")
-    program = compile_ir(parse(re.search(r"```posecode\n(.*?)```", text, re.S).group(1)).ir)
+    program = compile_ir(parse(re.search(r"```posecode[^\n]*\n(.*?)```", text, re.S).group(1)).ir)
     doc = program.to_json()
     face = PROP_GEOMETRY["wall"]["faces"][0]
     assert face["normal"] == [0, 0, 1] and face["center"][2] == -0.29
