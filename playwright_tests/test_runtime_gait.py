@@ -93,19 +93,27 @@ def test_a_foot_coming_down_to_the_floor_leaves_the_standing_foot_down_at_60_hz(
     assert low * 1000 >= -1.0, f"{name} {phase}: the reaching toe {low * 1000:.1f} mm below the floor"
 
 
-def test_the_leg_that_lands_keeps_its_joint_rates_through_the_stance_handover(rt_page, runtime_site):
-    """walk-cycle, keyframe "Step right" -> "Step left": the right foot lands and becomes the
-    stance. Each right-leg joint's angular velocity just before and just after the keyframe
-    (first differences 1 ms apart, away from the keyframe itself) may differ by at most eval's
-    allowance, 0.5 rad/s + 10 % of the larger speed (the hip jumped 0.6 rad/s against 0.557
-    before the exit blend)."""
-    doc = compiled_example("walk-cycle")
+@pytest.mark.parametrize("name, phase, bones", [
+    ("walk-cycle", "Step left", ["hip_right", "knee_right", "ankle_right"]),
+    ("grapevine", "Right crosses behind", ["knee_right", "ankle_right"]),
+    ("grapevine", "Right touch", ["knee_right", "ankle_right"]),
+    ("grapevine", "Left crosses behind", ["knee_left", "ankle_left"]),
+])
+def test_the_legs_keep_their_joint_rates_through_the_stance_handover(rt_page, runtime_site, name, phase, bones):
+    """At the keyframe where `phase` begins the stance changes feet. Each listed joint's angular
+    velocity just before and just after the keyframe (first differences 1 ms apart, away from the
+    keyframe itself) may differ by at most eval's allowance, 0.5 rad/s + 10 % of the larger speed.
+    walk-cycle: the right foot lands and becomes the stance (the hip jumped 0.6 rad/s against
+    0.557 before the exit blend). grapevine: the foot that stood flat becomes free and crosses
+    behind, pointing: its swing clearance decided per frame whether the flat foot was on its heel
+    and flipped right after the keyframe (the knee jumped ~800 rad/s); it is decided per phase."""
+    doc = compiled_example(name)
     url = runtime_site.page("gait-rates", [figure_html("walk", doc)])
     rt_page.goto(url)
     rt_page.evaluate(READY_ALL)
-    t = doc["phases"][0]["d"]
+    k = [p["name"] for p in doc["phases"]].index(phase)
+    t = sum(p["d"] for p in doc["phases"][:k])
     h = 1e-3
-    bones = ["hip_right", "knee_right", "ankle_right"]
     q = rt_page.evaluate(RATES, ["walk", t, h, bones])
     for i, b in enumerate(bones):
         before = [c / h for c in _rotvec(q[0][i], q[1][i])]   # t − 2h → t − h

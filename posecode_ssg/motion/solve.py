@@ -543,7 +543,8 @@ def _hinge_up(pose: _Pose, joint: str, point: np.ndarray, dy: float, ax: int = 0
     pose.set_euler(joint, tuple(e))
 
 
-def _clear_free_limbs(pose: _Pose, kf, reached: bool = False, arriving: frozenset = frozenset()) -> None:
+def _clear_free_limbs(pose: _Pose, kf, reached: bool = False, arriving: frozenset = frozenset(),
+                      start: World | None = None, decided: dict | None = None) -> None:
     """Swing clearance: while the body rests on a ground-locked or floor-pinned contact, a leg
     with no contact of its own this phase (no lock, pin or reach of the foot or knee), or whose
     locked foot arrives from the air (``arriving``: sides), that the pose pushes through the floor
@@ -557,8 +558,10 @@ def _clear_free_limbs(pose: _Pose, kf, reached: bool = False, arriving: frozense
     dorsiflexed it stands on the heel on purpose, a support the body rises over; else the knee
     lifts it. With ``reached``, each foot that reaches for the floor (neither locked nor pinned),
     after the reaches: a brushing foot (tendu, a tap coming down) is kept out of the floor instead
-    of lifting the standing foot (but one on its heel is left there: a foot set down flat). Same rule in runtime/solvers/root.js
-    ``clearFreeLimbs`` (plan.js ``swing``, ``reachSwing``)."""
+    of lifting the standing foot (but one on its heel is left there: a foot set down flat). On its
+    heel or not is decided once per phase for the first round (:func:`_heel_down`, ``decided``
+    keeps it per side and list); later rounds follow the foot as the first one left it. Same rule
+    in runtime/solvers/root.js ``clearFreeLimbs`` (plan.js ``swing``, ``reachSwing``)."""
     busy = {c.effector for c in list(kf.pins) + list(kf.reaches) + list(kf.grips)} | set(kf.ground_lock)
     floor_reach = {c.effector for c in kf.reaches if c.target == FLOOR}
     fixed = {c.effector for c in kf.pins} | set(kf.ground_lock)
@@ -576,15 +579,18 @@ def _clear_free_limbs(pose: _Pose, kf, reached: bool = False, arriving: frozense
     # the knee and hip leave the floor clamp a graze of a fifth of plantTolerance (a sole edge of
     # a leg swinging out): flexing a knee over a flat foot first dips its toes
     graze = fl - 0.2 * float(SOLVER["plantTolerance"])
+    decided = {} if decided is None else decided
     for s in sides:
         ankle, knee = f"ankle_{s}", f"knee_{s}"
-        for _ in range(int(SOLVER["clearanceIterations"])):
+        if (s, reached) not in decided:
+            decided[(s, reached)] = _heel_down(start, s) and _heel_down(pose.world(), s)
+        for it in range(int(SOLVER["clearanceIterations"])):
             w = pose.world()
             low = w.lowest_by_bone((ankle, knee))
             heel, toe = w.landmarks[f"heel_{s}"], w.landmarks[f"toe_{s}"]
             if min(low[ankle], low[knee]) >= fl - 1e-4:
                 break
-            if heel[1] <= toe[1]:
+            if heel[1] <= toe[1] if it else decided[(s, reached)]:
                 # on its heel: turning the toes up would drive the heel down; with the ankle
                 # flexed (toes up on purpose) it is a support the body rises over, else the knee
                 # lifts it (a foot reaching for the floor is left on it)
@@ -601,6 +607,19 @@ def _clear_free_limbs(pose: _Pose, kf, reached: bool = False, arriving: frozense
                 low = pose.world().lowest_by_bone((ankle, knee))
             if low[knee] < graze:
                 _hinge_up(pose, f"hip_{s}", pose.world().pos[knee].copy(), graze - low[knee], 2)
+
+
+def _heel_down(w: World | None, side: str) -> bool:
+    """Whether a free foot counts as on its heel at one keyframe for swing clearance: its heel no
+    higher than its toe + 1 mm (a flat foot is). A phase's first clearance round treats the foot as
+    on its heel when it is so at both of the phase's keyframes, its start (the previous phase's
+    solved end) and its end (before clearance), so a foot flat at one end and pointed at the other
+    takes one branch through the whole phase: decided per frame, a flat foot's tie flipped it
+    (grapevine's knee jumped ~800 rad/s). Same rule in runtime/solvers/plan.js (``heelDown0``)
+    and root.js ``clearFreeLimbs``. ``w`` None: no start to compare (counts as on its heel)."""
+    if w is None:
+        return True
+    return float(w.landmarks[f"heel_{side}"][1]) <= float(w.landmarks[f"toe_{side}"][1]) + 1e-3
 
 
 def _palm_down(pose: _Pose, side: str) -> None:
@@ -1035,6 +1054,7 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
         root_pos = base_root + np.array([kf.travel[0], 0.0, kf.travel[1]])
         pose = _Pose(av, kf.euler, root_pos, root_rot)
         res = PhaseSolution(i, None, {})   # type: ignore[arg-type]
+        decided: dict = {}   # swing clearance: on its heel or not, per (side, reached) (_heel_down)
 
         # anchors: every foot sole on the floor at the end of the previous phase, carried by the
         # change of turn and travel (KR §5.4, §6.2: the stance turns with the body, as in a
@@ -1123,7 +1143,7 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
             for c, a in pin_targets:
                 s = _side(c.effector)
                 _two_bone(pose, f"hip_{s}", f"knee_{s}", f"ankle_{s}", a)
-            _clear_free_limbs(pose, kf, arriving=arriving)
+            _clear_free_limbs(pose, kf, arriving=arriving, start=prev_world, decided=decided)
         elif pin_targets:
             deltas = []
             for c, a in pin_targets:
@@ -1159,7 +1179,7 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
         stands = kf.ground_lock or any(c.target == FLOOR for c, _ in pin_targets)
         on_top = any(c.effector.startswith("foot") and c.target in ("box", "seat") for c, _ in pin_targets)
         if stands:
-            _clear_free_limbs(pose, kf, arriving=arriving)
+            _clear_free_limbs(pose, kf, arriving=arriving, start=prev_world, decided=decided)
 
         # grips (KR §9.2): translate by the mean (anchor − wrist) over the hands that already
         # held their bar at the previous phase end (the body hangs from them while another hand
@@ -1221,7 +1241,7 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
             reach_targets.append((c, tgt))
 
         if kf.reaches and (stands or on_top):
-            _clear_free_limbs(pose, kf, reached=True)
+            _clear_free_limbs(pose, kf, reached=True, start=prev_world, decided=decided)
 
         # self-collision (KR §10.2, collide.py): free limbs kept out of the torso and the other leg
         held = {c.effector for c in list(kf.pins) + list(kf.grips) + list(kf.reaches)}

@@ -133,6 +133,8 @@ export class FigureModel {
         : emptyPlan();
       this.segPlan[s] = plan;
       prevPlan = plan;
+      // its end keyframe first: a free foot's swing-clearance branch is decided there (root.js)
+      if (s < phases.length) this._solve(tl.times[s + 1], s);
       // the same instant solved with this segment's contacts, before any blend
       edge(tl.times[s], from, s, plan);   // solvers/blend.js: continuity at the boundary
     }

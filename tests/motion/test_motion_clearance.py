@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 from posecode_ssg.motion.rig import SOLVER
-from posecode_ssg.motion.solve import solve_keyframes
+from posecode_ssg.motion.solve import _heel_down, solve_keyframes
 
 from helpers_motion import compile_source
 
@@ -95,3 +95,27 @@ HALF_KNEEL = """
         ankle_right: plantarflex 0
         ground-lock: feet
 """
+
+
+# standing on the left foot, the right leg brushed forward to a point: flat at the phase's start,
+# pointed (toe 10+ cm below the heel) at its end
+POINT = """
+    posecode exercise "Point"
+      rig humanoid
+      pose start = standing
+      step "Point" 1s settle:
+        hip_right: flex 20
+        ankle_right: plantarflex 45
+        pin: foot_left floor
+"""
+
+
+def test_a_free_foot_is_on_its_heel_for_a_phase_only_when_it_is_so_at_both_keyframes():
+    # swing clearance decides once per phase whether the foot is on its heel (decided per frame,
+    # a flat foot's tie flipped the branch: grapevine's knee jumped ~800 rad/s in the runtime)
+    sol = solve_keyframes(compile_source(POINT))
+    flat, pointed = sol.base, sol.phases[0].world
+    assert float(pointed.landmarks["heel_right"][1]) > float(pointed.landmarks["toe_right"][1]) + 0.05
+    assert _heel_down(flat, "right")          # a flat foot counts as on its heel (1 mm tie)
+    assert not _heel_down(pointed, "right")
+    assert _heel_down(None, "right")          # no start keyframe to compare

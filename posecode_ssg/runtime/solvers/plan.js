@@ -246,8 +246,9 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
       // a locked foot not on the floor when the phase began (arriving from the air) is free until it lands
       const arriving = gl.includes(`foot_${s}`) && !plan.lockHeld[feet.indexOf(s)];
       if (!reached && (!rests || (!arriving && (busy.has(`foot_${s}`) || busy.has(`knee_${s}`))))) continue;
+      const heel = sk.landmarkIndex.get(`heel_${s}`), toe = sk.landmarkIndex.get(`toe_${s}`);
       (reached ? plan.reachSwing : plan.swing).push({ ankle: sk.index.get(`ankle_${s}`), knee: sk.index.get(`knee_${s}`),
-        heel: sk.landmarkIndex.get(`heel_${s}`), toe: sk.landmarkIndex.get(`toe_${s}`) });
+        heel, toe, heelDown0: sk.landmarkP[heel * 3 + 1] <= sk.landmarkP[toe * 3 + 1] + 1e-3 });   // root.js `clearFreeLimbs`
     }
   }
   plan.stanceTarget = new Float64Array(3);

@@ -386,10 +386,15 @@ export function clearFreeLimbs(ctx, sw = ctx.plan.swing) {
   const graze = fl - 0.2 * ctx.rig.solver.plantTolerance, reached = sw !== ctx.plan.swing;
   for (let i = 0; i < sw.length; i++) {
     const f = sw[i], a = f.ankle * 3, h = f.heel * 3, t = f.toe * 3;
+    // on its heel or not: decided once per phase for the first round (a flat foot's tie flipped the
+    // branch from frame to frame: grapevine's knee jumped ~800 rad/s): on its heel when the heel is
+    // no higher than the toe (1 mm) at both keyframes, the phase's start (plan.js) and end (its
+    // first solve, pose.js); later rounds follow the foot as the first one left it
+    if (f.heelDown === undefined) f.heelDown = f.heelDown0 && L[h + 1] <= L[t + 1] + 1e-3;
     for (let it = 0; it < ctx.rig.solver.clearanceIterations; it++) {
       sk.measureLowest();
       if (!(Math.min(lb[f.ankle], lb[f.knee]) < fl - 1e-4)) break;
-      if (L[h + 1] <= L[t + 1]) {
+      if (it ? L[h + 1] <= L[t + 1] : f.heelDown) {
         // on its heel: turning the toes up would drive the heel down; with the ankle flexed
         // (toes up on purpose) it is a support and the body rises over it, else the knee lifts it
         // (a foot reaching for the floor is left on it)
