@@ -626,23 +626,39 @@ def _limb_of(effector: str) -> str:
     return f"leg_{side}" if effector.startswith(("foot_", "knee_")) else f"arm_{side}"
 
 
+def _supports(ph: dict[str, Any]) -> set[str]:
+    """Limbs a phase rests on a prop: pinned, gripped or reached to a non-floor anchor (KR §10.1
+    declared supports; the pelvis on a seat is not a limb)."""
+    return {_limb_of(e) for kind in ("pin", "grip", "reach") for e, anchor in ph.get(kind, [])
+            if anchor != "floor" and not e.startswith("pelvis")}
+
+
 def prop_metrics(ctx: Context, res: DocumentMetrics) -> None:
     """Prop penetration (mm): for each declared prop's blocking face (``rig.json`` ``faces``),
     the depth r − (p − c)·n of every body sample it owns (−capture ≤ (p − c)·n < r, inside the
     face's half extents + r), skipping limbs pinned, gripped or reached to a non-floor anchor in
-    that segment (declared supports, KR §10.1)."""
+    that segment (declared supports, KR §10.1).
+
+    A leg **stepping off** a prop (a declared support of the phase before, free in this one: the
+    foot that stood on the box) starts the segment standing on it, where the shin model (radius
+    and overhang past the ankle) already reads as deep inside; it is measured by its sole until
+    its shin first clears the face (its depth 0): the sole landmarks (heel, toe, sole centre) may
+    not go below the top while over the prop (depth top − y). From then on the shin model holds
+    for the rest of the segment."""
     faces = [f for prop in ctx.motion.get("props", []) for f in ctx.rig["props"].get(prop, {}).get("faces", [])]
     if not faces:
         res.worst["penetration"] = None
         return
-    exempt = np.zeros((ctx.n, 4), bool)   # leg_left, leg_right, arm_left, arm_right
     order = ["leg_left", "leg_right", "arm_left", "arm_right"]
+    exempt = np.zeros((ctx.n, 4), bool)   # leg_left, leg_right, arm_left, arm_right
+    leaving = []                          # (limb, first, last): stepping off a prop
+    wrap = ctx.s.timing.wrap > 0
     for seg, a, b in ctx.runs:
-        ph = ctx.phase(seg)
-        for kind in ("pin", "grip", "reach"):
-            for e, anchor in ph.get(kind, []):
-                if anchor != "floor" and not e.startswith("pelvis"):
-                    exempt[a:b + 1, order.index(_limb_of(e))] = True
+        now = _supports(ctx.phase(seg))
+        for limb in now:
+            exempt[a:b + 1, order.index(limb)] = True
+        before = seg - 1 if seg > 0 else (-1 if wrap else len(ctx.phases) - 1)
+        leaving += [(limb, a, b) for limb in _supports(ctx.phase(before)) - now if limb.startswith("leg_")]
     depth_all = np.zeros(ctx.n)
     for face in faces:
         c, nrm = np.asarray(face["center"], float), np.asarray(face["normal"], float)
@@ -659,6 +675,14 @@ def prop_metrics(ctx: Context, res: DocumentMetrics) -> None:
             dep = np.where(own, r - d, 0.0).max(axis=1)
             if limb:
                 dep = np.where(exempt[:, order.index(limb)], 0.0, dep)
+                for who, a, b in leaving:
+                    if who != limb:
+                        continue
+                    clear = np.flatnonzero(dep[a:b + 1] <= 0.0)
+                    end = a + int(clear[0]) if clear.size else b + 1
+                    sole = np.stack([ctx.s.landmark(f"{n}_{limb[4:]}")[a:end] - c for n in ("heel", "toe", "sole")], axis=1)
+                    over = (sole @ nrm <= 0) & (sole @ nrm >= -face["capture"]) & (np.abs(sole @ u) <= face["halfU"])
+                    dep[a:end] = np.where(over, np.maximum(face["halfV"] - sole @ v, 0.0), 0.0).max(axis=1)
             depth = np.maximum(depth, dep * 1000.0)
         mask = np.ones(ctx.n, bool)
         res.violations += _violations(ctx, "penetration", face["name"], depth, mask, METRIC["penetration"].limit)

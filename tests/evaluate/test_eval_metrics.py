@@ -157,6 +157,41 @@ def test_a_capsule_8_mm_into_the_wall_is_penetration():
     assert evaluate_samples(s, motion([{"name": "Lean", "d": 1.0}]), RIG).worst["penetration"] is None
 
 
+def _step_off(sink: float = 0.0, back_in: bool = False):
+    """'On' pins the right foot on the box; in 'Off' (free) it still stands on the top for 0.3 s
+    (its sole `sink` m into it), then stands on the floor in front of the box; with `back_in` its
+    shin returns over the box, 2 cm above the top, from t = 1.2 s."""
+    mot = motion([{"name": "On", "d": 0.5, "pin": [["foot_right", "box"]]}, {"name": "Off", "d": 1.0}], props=["box"])
+    s = samples(mot)
+    top = RIG["props"]["box"]["faces"][0]["center"][1] + RIG["props"]["box"]["faces"][0]["halfV"]
+    ankle, knee = s.bones.index("ankle_right"), s.bones.index("knee_right")
+    lm = {n: s.landmarks.index(f"{n}_right") for n in ("heel", "toe", "sole")}
+    for i, t in enumerate(s.t):
+        if t < 0.8 or (back_in and t >= 1.2):
+            y, z = (top - sink, 0.3) if t < 0.8 else (top + 0.02, 0.3)
+        else:
+            y, z = 0.0, -0.1
+        s.pos[i, ankle] = (0.1, y + 0.042, z)
+        s.pos[i, knee] = (0.1, y + 0.45, z)
+        for n, dz in (("heel", -0.05), ("toe", 0.14), ("sole", 0.05)):
+            s.lm[i, lm[n]] = (0.1, y, z + dz)
+    return evaluate_samples(s, mot, RIG)
+
+
+def test_a_foot_stepping_off_the_box_is_measured_by_its_sole_until_its_shin_clears():
+    # standing on the top it supported the body from, the shin model (radius, overhang past the
+    # ankle) reads ~230 mm deep: the sole is what may not go into the box until the shin is clear
+    res = _step_off()
+    assert res.worst["penetration"] == pytest.approx(0.0, abs=1e-9)
+    res = _step_off(sink=0.008)
+    assert res.worst["penetration"] == pytest.approx(8.0, abs=1e-6)
+    assert {v.phase for v in failing(res, "penetration")} == {"Off"}
+    # once clear, the shin model holds again for the rest of the segment
+    res = _step_off(back_in=True)
+    assert res.worst["penetration"] > 100.0
+    assert min(v.t for v in failing(res, "penetration")) == pytest.approx(1.2, abs=0.011)
+
+
 def test_self_collision_depth_of_a_forearm_in_the_torso():
     mot = motion([{"name": "Hug", "d": 1.0}])
     s = samples(mot)

@@ -27,6 +27,8 @@
 
 import { mul } from "../quat.js";
 import { eulerOf, makeChain, setJoint } from "./ccd.js";
+import { twoBone } from "./limb.js";
+import { slerpInto } from "./reach.js";
 
 const DEG = 180 / Math.PI;
 const T4 = [0, 0.33, 0.66, 1];
@@ -98,20 +100,60 @@ function setup(ctx) {
  * Legs the limb faces leave alone in this segment, [left, right] (cached per plan): a declared
  * support (foot or knee pinned, gripped or reached to a non-floor anchor) and a leg standing on
  * the floor (its foot or knee floor-pinned, or its foot a held ground-lock, plan.js `lockHeld`).
+ * Entries 2 and 3: a leg *stepping off* (see {@link release}): one that was such a declared
+ * support in the phase before (segment − 1; the last phase before the first when no wrap
+ * segment follows it) and is free now.
  */
 function fixedLegs(st, ctx) {
   const plan = ctx.plan;
   let e = st.exempt.get(plan);
   if (e) return e;
-  e = new Uint8Array(2);
-  for (const c of ctx.contacts) {
-    if (c.kind === "ground-lock" || (c.floor && c.kind !== "pin")) continue;
-    if (c.effector === "foot_left" || c.effector === "knee_left") e[0] = 1;
-    if (c.effector === "foot_right" || c.effector === "knee_right") e[1] = 1;
-  }
+  e = new Uint8Array(4);
+  const S = ctx.segContacts.length, mark = (c, o) => {
+    if (c.kind === "ground-lock" || (c.floor && c.kind !== "pin")) return;
+    for (let s = 0; s < 2; s++) if (c.effector.endsWith(s ? "_right" : "_left") && /^(foot|knee)/.test(c.effector)) e[o + s] = 1;
+  };
+  for (const c of ctx.contacts) mark(c, 0);
   plan.lockFeet.forEach((s, k) => { if (plan.lockHeld[k]) e[s] = 1; });
+  for (const c of ctx.segContacts[(ctx.segment + S - 1) % S]) if (!c.floor) mark(c, 2);
+  for (let s = 0; s < 2; s++) e[2 + s] &= !e[s] && plan.at0 ? 1 : 0;
   st.exempt.set(plan, e);
   return e;
+}
+
+const ss = (x) => (x <= 0 ? 0 : x >= 1 ? 1 : x * x * (3 - 2 * x));
+const _T = new Float64Array(3), _Q = new Float64Array(8);
+/**
+ * A foot stepping off the box (its leg stood on it in the phase before, free now) follows a path
+ * planned over the segment instead of being lifted out per frame (which threw the knee up at
+ * once: step-up's "Off the box" 620 rad/s at the keyframe). From its ankle where the segment
+ * starts, A (plan.js `at0`), to where it ends, B (recorded here from the segment's own end
+ * solve at load, u = 1): it rises straight up off the top to the height Y at which a vertical
+ * shin with its overhang clears the box (top + shin radius + `propLiftGap` + `shinOverhang`),
+ * rise weight smoothstep(u / .35); moves across, A → B in x and z, by smoothstep((u − .15) / .55),
+ * so it is over the near edge before it goes down; and descends Y → B.y by
+ * smoothstep((u − .6) / .4). The leg's two-bone IK (limb.js) puts the ankle there. The path
+ * starts and ends at rest on the pose as shown, and the pose's own ankle motion N(u) is added
+ * near either end (weight 1 − smoothstep(u / .1)) so
+ * joint velocity stays continuous at both keyframes whatever the timing; the ankle is A at u = 0
+ * and B at u = 1, so phase ends (the numpy keyframe solve) are untouched. After the rise the
+ * limb lift still runs as a safety net.
+ */
+function release(ctx, st, s, B) {
+  const sk = ctx.skeleton, P = sk.worldP, A = ctx.plan.at0, a = st.ankle[s] * 3, f = st.limb[0], u = ctx.u, ch = st.chains[s];
+  const Y = Math.max(A[a + 1], B[1], f.c[1] + f.halfV + st.col.shin + ctx.rig.solver.propLiftGap + ctx.rig.solver.shinOverhang);
+  const w0 = 1 - ss(u / 0.1), h = ss((u - 0.15) / 0.55), w1 = ss((u - 0.8) / 0.2);
+  for (let i = 0; i < 3; i++) {
+    const q = i === 1 ? A[a + 1] + (Y - A[a + 1]) * ss(u / 0.35) + (B[1] - Y) * ss((u - 0.6) / 0.4) : A[a + i] + (B[i] - A[a + i]) * h;
+    _T[i] = q + w0 * (P[a + i] - A[a + i]);
+  }
+  const q = ctx.localQ, o = ch.bones[0] * 4, k = ch.bones[1] * 4;
+  _Q.set(q.subarray(o, o + 4)); _Q.set(q.subarray(k, k + 4), 4);
+  twoBone(ctx, ch, _T);
+  // joint velocity at the end keyframe: the pose as shown takes over (a straight leg's IK knee
+  // goes as the root of the ankle's distance, so it would arrive moving)
+  slerpInto(q, o, _Q, 0, 1 - w1); slerpInto(q, k, _Q, 4, 1 - w1);
+  sk.forward(q);
 }
 
 const _t = new Float64Array(2);
@@ -161,7 +203,6 @@ function limbLift(ctx, st, s) {
   const kn = st.knee[s] * 3, an = st.ankle[s] * 3, h4 = ch.bones[0] * 4, r = st.col.shin + solver.propLiftGap;
   for (let k = 0; k < 2; k++) eulerOf(ctx.localQ, ch.bones[k] * 4, ch.eul, k * 3);
   ch.wid.set(ch.eul);
-  let moved = false;
   for (let it = 0; it < solver.propLiftRounds; it++) {
     const dx = P[an] - P[kn], dy = P[an + 1] - P[kn + 1], dz = P[an + 2] - P[kn + 2];
     const len = Math.max(Math.hypot(dx, dy, dz), 1e-9), ext = 1 + solver.shinOverhang / len;
@@ -206,9 +247,7 @@ function limbLift(ctx, st, s) {
       ch.eul[0] -= left;
       setJoint(ctx, ch, 0);
     }
-    moved = true;
   }
-  return moved;
 }
 
 /**
@@ -250,7 +289,7 @@ export const props = {
  * reaching for the floor included) is lifted clear (`limbLift`). Not in a segment's first-instant
  * solve (pose.js `startSolve`): the entry blend is recorded before this pass, which runs after it
  * (recording it after counted the lift twice: step-up's knee went from 65° to 27° at "Off the
- * box", then kicked forward and back). Adds to `ctx.limbsMoved`.
+ * box", then kicked forward and back).
  */
 export const propLimbs = {
   name: "prop-limbs",
@@ -258,7 +297,15 @@ export const propLimbs = {
     if (ctx.segment < 0 || ctx.startSolve || !ctx.props || !ctx.props.length) return;
     const st = setup(ctx);
     if (!st.limb.length) return;
-    const fixed = fixedLegs(st, ctx);
-    for (let s = 0; s < 2; s++) if (!fixed[s] && limbLift(ctx, st, s)) ctx.limbsMoved = true;
+    const fixed = fixedLegs(st, ctx), ends = ctx.plan.ends || (ctx.plan.ends = []);
+    for (let s = 0; s < 2; s++) {
+      if (fixed[s]) continue;
+      // a leg stepping off the box: its planned path (release), the lift only once it has risen
+      const B = fixed[2 + s] && ends[s], a = st.ankle[s] * 3;
+      if (B) release(ctx, st, s, B);
+      if (!B || ctx.u >= 0.35) limbLift(ctx, st, s);
+      // the segment's end solve at load (u = 1) gives the path's end
+      if (fixed[2 + s] && ctx.u === 1) ends[s] = ends[s] || ctx.skeleton.worldP.slice(a, a + 3);
+    }
   },
 };
