@@ -29,6 +29,8 @@ import math
 
 import pytest
 
+from tests.motion.helpers_motion import LOWER_FROM_THE_BOX, PIVOT_ON_THE_STANDING_FOOT
+
 from .pages import READY_ALL, compiled_example, example_names, figure_html, needs_browser, shared_path
 
 pytestmark = needs_browser
@@ -348,30 +350,7 @@ def test_a_prop_pin_holds_through_the_loop_seam_at_60_hz(rt_page, runtime_site, 
     assert samples[0]["t"] == 0.0
 
 
-PIVOT = """posecode exercise "Turn on the standing foot"
-  rig humanoid
-  pose start = standing
-
-  step "Lift" 1s settle:
-    hip_right: flex 40
-    knee_right: flex 60
-    ground-lock: foot_left
-
-  step "Set down" 1s settle:
-    hip_right: flex 0
-    knee_right: flex 0
-    ground-lock: foot_left
-
-  step "Turn" 1.2s settle:
-    turn: 90
-    ground-lock: feet
-
-  step "Back" 1.2s settle:
-    turn: 0
-    ground-lock: feet
-
-  repeat 2
-"""
+PIVOT = PIVOT_ON_THE_STANDING_FOOT + "\n  repeat 2\n"
 
 
 def test_a_turn_with_one_held_foot_pivots_on_it_at_60_hz(rt_page, runtime_site, tmp_path):
@@ -413,27 +392,7 @@ def test_the_front_foot_of_a_half_kneel_stays_planted_while_standing_up_at_60_hz
         assert lift * 1000 <= LIMIT_MM, f"{mark} {lift * 1000:.1f} mm off the floor"
 
 
-LOWER_FROM_THE_BOX = """posecode exercise "Lower from the box"
-  rig humanoid
-  prop box
-  pose start = standing
-
-  step "Up" 1.3s settle:
-    hip_left: flex 70
-    knee_left: flex 90
-    pin: foot_right box
-
-  step "Lower the left foot" 1.5s settle:
-    hip_right: flex 70
-    knee_right: flex 85
-    ankle_right: dorsiflex 15
-    hip_left: flex 0
-    knee_left: flex 0
-    pin: foot_right box
-    reach: foot_left floor
-
-  repeat 2
-"""
+LOWER_FROM_THE_BOX_TWICE = LOWER_FROM_THE_BOX + "\n  repeat 2\n"
 
 
 def test_a_foot_reaching_down_from_the_box_leaves_the_box_pin_alone_at_60_hz(rt_page, runtime_site, tmp_path):
@@ -442,7 +401,7 @@ def test_a_foot_reaching_down_from_the_box_leaves_the_box_pin_alone_at_60_hz(rt_
     every 60 Hz sample of the phase (the floor clamp lifted the body 9.6 mm off it when the
     reaching toe went through the floor; now that foot turns up at its own ankle, plan.js swing)."""
     path = tmp_path / "lower.posecode"
-    path.write_text(LOWER_FROM_THE_BOX, encoding="utf-8")
+    path.write_text(LOWER_FROM_THE_BOX_TWICE, encoding="utf-8")
     samples = sample_loop(rt_page, runtime_site, {"lower-box": compiled_file(path)})["lower-box"]
     phase = [s for s in samples if s["segment"] == 1]
     assert phase

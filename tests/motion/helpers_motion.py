@@ -1,4 +1,6 @@
-"""Helpers shared by the motion tests (not a test module).
+"""Helpers shared by the motion tests (not a test module), and Posecode sources that the numpy
+solve's tests and the browser runtime's (playwright_tests/, as ``tests.motion.helpers_motion``)
+both check: the same movement through both solvers.
 
 ``shared_path`` is tests/conftest.py's, loaded by file path under a private module name: test
 folders without ``__init__.py`` share the module name ``conftest``, so ``from conftest import``
@@ -29,3 +31,56 @@ def compile_source(src: str, **kw):
     result = parse(textwrap.dedent(src).lstrip("\n"))
     assert not result.errors, [d.to_dict() for d in result.errors]
     return compile_ir(result.ir, **kw)
+
+
+#: A quarter turn on 'ground-lock: feet' while the right foot has only just come down (free in the
+#: phase before, so no support yet): the left foot is the pivot (test_motion_solve.py,
+#: playwright_tests/test_runtime_contacts.py).
+PIVOT_ON_THE_STANDING_FOOT = """posecode exercise "Turn on the standing foot"
+  rig humanoid
+  pose start = standing
+
+  step "Lift" 1s settle:
+    hip_right: flex 40
+    knee_right: flex 60
+    ground-lock: foot_left
+
+  step "Set down" 1s settle:
+    hip_right: flex 0
+    knee_right: flex 0
+    ground-lock: foot_left
+
+  step "Turn" 1.2s settle:
+    turn: 90
+    ground-lock: feet
+
+  step "Back" 1.2s settle:
+    turn: 0
+    ground-lock: feet
+"""
+
+#: Standing on the box (the right foot pinned to it), the left foot lowered from over the box to
+#: the floor by a floor reach: one step of a document with ``prop box`` (test_motion_solve.py,
+#: playwright_tests/test_runtime_contacts.py and test_runtime_collide.py).
+LOWER_THE_LEFT_FOOT_FROM_THE_BOX = """  step "Lower the left foot" 1.5s settle:
+    hip_right: flex 70
+    knee_right: flex 85
+    ankle_right: dorsiflex 15
+    hip_left: flex 0
+    knee_left: flex 0
+    pin: foot_right box
+    reach: foot_left floor
+"""
+
+#: Up on the box (the right foot pinned), then :data:`LOWER_THE_LEFT_FOOT_FROM_THE_BOX`.
+LOWER_FROM_THE_BOX = """posecode exercise "Lower from the box"
+  rig humanoid
+  prop box
+  pose start = standing
+
+  step "Up" 1.3s settle:
+    hip_left: flex 70
+    knee_left: flex 90
+    pin: foot_right box
+
+""" + LOWER_THE_LEFT_FOOT_FROM_THE_BOX

@@ -7,7 +7,7 @@ import pytest
 
 from posecode_ssg.motion.solve import kinematic_diagnostics, solve_keyframes
 
-from helpers_motion import compile_source
+from helpers_motion import LOWER_FROM_THE_BOX, PIVOT_ON_THE_STANDING_FOOT, compile_source
 
 
 def test_grounded_standing_wrist_height():
@@ -362,27 +362,6 @@ def test_a_floor_pin_is_handed_over_the_loop_seam_when_a_box_pin_closes_the_loop
     assert np.linalg.norm((last.pos["ankle_left"] - start)[[0, 2]]) > 0.05
 
 
-PIVOT_ON_THE_STANDING_FOOT = """
-    posecode exercise "Turn on the standing foot"
-      rig humanoid
-      pose start = standing
-      step "Lift" 1s settle:
-        hip_right: flex 40
-        knee_right: flex 60
-        ground-lock: foot_left
-      step "Set down" 1s settle:
-        hip_right: flex 0
-        knee_right: flex 0
-        ground-lock: foot_left
-      step "Turn" 1.2s settle:
-        turn: 90
-        ground-lock: feet
-      step "Back" 1.2s settle:
-        turn: 0
-        ground-lock: feet
-"""
-
-
 def test_a_turn_with_one_held_foot_pivots_on_it_though_both_are_locked():
     """'ground-lock: feet' while the right foot is only just landing (it was free in the phase
     before, so it is no support yet, spec §5: ground-lock preserves an existing floor contact):
@@ -405,24 +384,7 @@ def test_a_foot_reaching_down_from_the_box_does_not_lift_the_body_off_its_box_pi
     up at its own ankle (swing clearance while resting on a pin, the box's too) instead of the
     floor clamp raising the whole body off the box. Expected: the right sole on the box anchor
     of kinematics-reference §10.1, (0, 0.30, 0.30) m, within 5 mm."""
-    p = compile_source("""
-        posecode exercise "Lower from the box"
-          rig humanoid
-          prop box
-          pose start = standing
-          step "Up" 1.3s settle:
-            hip_left: flex 70
-            knee_left: flex 90
-            pin: foot_right box
-          step "Lower the left foot" 1.5s settle:
-            hip_right: flex 70
-            knee_right: flex 85
-            ankle_right: dorsiflex 15
-            hip_left: flex 0
-            knee_left: flex 0
-            pin: foot_right box
-            reach: foot_left floor
-    """)
+    p = compile_source(LOWER_FROM_THE_BOX)
     w = solve_keyframes(p).phases[1].world
     assert np.linalg.norm(w.landmarks["sole_right"] - [0.0, 0.30, 0.30]) < 0.005
     assert min(w.landmarks["toe_left"][1], w.landmarks["heel_left"][1]) > -0.002
