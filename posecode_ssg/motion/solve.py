@@ -495,7 +495,9 @@ def _stance_hold(pose: _Pose, side: str, footprint: tuple[np.ndarray, np.ndarray
     height that keeps the foot on the floor), two-bone leg IK onto it — then level once more and
     move the root horizontally by what is left, which the leg's boxes (20° of hip extension, 15°
     of ankle dorsiflexion at the end of a long step) cannot take: the body stays back over the
-    foot instead of dragging it. Same steps in runtime/solvers/root.js ``pin``."""
+    foot instead of dragging it. After each IK the leg swivels back to the foot's planted heading
+    (:func:`_swivel`): a leg leaning sideways over it turned the foot about its held point, the
+    toe of box-step's side step sweeping 11 mm. Same steps in runtime/solvers/root.js ``pin``."""
     ankle = f"ankle_{side}"
     for _ in range(2):
         _level_foot(pose, side, authored_x)
@@ -504,6 +506,7 @@ def _stance_hold(pose: _Pose, side: str, footprint: tuple[np.ndarray, np.ndarray
         t[1] = w.pos[ankle][1] - w.lowest(subtree(ankle))
         pose.move((0.0, -max(0.0, _leg_drop(pose.av, w, side, t)), 0.0))
         _two_bone(pose, f"hip_{side}", f"knee_{side}", ankle, t)
+        _swivel(pose, side, footprint[1], 1.0)   # and keeps the heading it was planted with
     _level_foot(pose, side, authored_x)
     e = _hold_error(pose.world(), side, footprint)
     pose.move((float(e[0]), 0.0, float(e[2])))

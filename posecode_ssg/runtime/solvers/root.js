@@ -31,24 +31,31 @@ const DEG = 180 / Math.PI;
  *   short of flat (needed − used; 0 when flat); `_level.needed` / `_level.used` hold the angles
  */
 function levelFoot(ctx, side, authored) {
-  const sk = ctx.skeleton, q = ctx.localQ, ankle = ctx.plan.ankle[side], knee = ctx.plan.knee[side];
-  const o = ankle * 4, m = ctx.rig.solver.plantigradeMaxAnkle, band = ctx.rig.solver.plantigradeBlend;
+  const m = ctx.rig.solver.plantigradeMaxAnkle, band = ctx.rig.solver.plantigradeBlend;
   let keep = Math.min(1, Math.max(0, (authored - m) / (2 * band)));
   keep = keep * keep * (3 - 2 * keep);
   if (keep >= 1) return NaN;
-  const w = sk.worldQ, k = knee * 4;
-  const x = w[k], y = w[k + 1], z = w[k + 2], qw = w[k + 3];
-  const needed = Math.atan2(2 * (y * z - qw * x), 1 - 2 * (x * x + z * z)) * DEG;
-  const box = ctx.plan.ankleBox;
+  const needed = flatAnkle(ctx, side), box = ctx.plan.ankleBox;
   const used = Math.min(Math.max(needed, box[2 * side]), box[2 * side + 1]);
-  const a = ((1 - keep) * used + keep * authored) / DEG;
-  q[o] = Math.sin(0.5 * a); q[o + 1] = 0; q[o + 2] = 0; q[o + 3] = Math.cos(0.5 * a);
-  sk.forward(q);
+  setAnkle(ctx, side, (1 - keep) * used + keep * authored);
   _level.needed = needed; _level.used = used;
   return keep > 0 ? NaN : needed - used;
 }
 
-/** The authored ankle x (degrees) of `side` from the timeline's local rotation (before any pass). */
+/** The ankle x (degrees) that lays `side`'s sole flat: atan2(R[1][2], R[1][1]) of the knee's world rotation R. */
+function flatAnkle(ctx, side) {
+  const w = ctx.skeleton.worldQ, k = ctx.plan.knee[side] * 4, x = w[k], y = w[k + 1], z = w[k + 2], qw = w[k + 3];
+  return Math.atan2(2 * (y * z - qw * x), 1 - 2 * (x * x + z * z)) * DEG;
+}
+
+/** Set `side`'s ankle to x = `deg` degrees (its y and z are locked) and re-pose. */
+function setAnkle(ctx, side, deg) {
+  const q = ctx.localQ, o = ctx.plan.ankle[side] * 4, a = deg / DEG;
+  q[o] = Math.sin(0.5 * a); q[o + 1] = 0; q[o + 2] = 0; q[o + 3] = Math.cos(0.5 * a);
+  ctx.skeleton.forward(q);
+}
+
+/** The ankle x (degrees) of `side` from its local rotation (before any pass: the authored one). */
 function ankleX(ctx, side) {
   const o = ctx.plan.ankle[side] * 4;
   return 2 * Math.atan2(ctx.localQ[o], ctx.localQ[o + 3]) * DEG;
@@ -294,12 +301,19 @@ export const pin = {
         T[0] = P[a] + e[0]; T[1] = contactHeight(sk, q.rule); T[2] = P[a + 2] + e[1];
         sk.translate(0, -Math.max(0, legDrop(P, q, T)), 0);
         twoBone(ctx, q.chain, T);
+        keepHeading(ctx, q);
       }
       sk.measureLowest();
       sk.translate(0, -sk.lowestByBone[q.bone], 0);
     }
   },
 };
+
+/** Swivel floor foot pin q's leg back to the heading its footprint was planted with (limb.js `swivel`). */
+function keepHeading(ctx, q) {
+  const L = ctx.skeleton.landmarkP, t = q.lm[1] * 3, h = q.lm[2] * 3;
+  swivel(ctx, q.chain, L[t] - L[h], L[t + 2] - L[h + 2], q.print[2], q.print[3], 1);
+}
 
 /** How far (m) stance pin q's hip must come down to be within a straight leg of `T` (0 when it is). */
 function legDrop(P, q, T) {
@@ -484,6 +498,24 @@ export const grip = {
 };
 
 /**
+ * A stance foot of a travelling gait back on its footprint after the entry blend (replant): its
+ * leg's two-bone IK moves the ankle by the held point's horizontal error, and the ankle then turns
+ * with the shank so the sole keeps its pitch (its offset from the levelled angle, `flatAnkle`);
+ * twice. The blend's share of the root and joint offsets walked the planted foot (grapevine's
+ * stance toe 33 mm). Continuous: at a segment's start the blended pose is the previous end, whose
+ * foot is on this footprint. (Swivelling it to its heading here too made the hips jump.)
+ */
+function rehold(ctx, q) {
+  const sk = ctx.skeleton, P = sk.worldP, T = ctx.plan.stanceTarget, side = q.effector === "foot_left" ? 0 : 1, box = ctx.plan.ankleBox;
+  for (let round = 0; round < 2; round++) {
+    const e = holdError(ctx, q.print, 0, q.lm), a = q.bone * 3, off = ankleX(ctx, side) - flatAnkle(ctx, side);
+    T[0] = P[a] + e[0]; T[1] = P[a + 1]; T[2] = P[a + 2] + e[1];
+    twoBone(ctx, q.chain, T);
+    setAnkle(ctx, side, Math.min(Math.max(flatAnkle(ctx, side) + off, box[2 * side]), box[2 * side + 1]));
+  }
+}
+
+/**
  * Replant, after the entry blend (blend.js): the blend adds a fading share of the offset between
  * the previous phase's end and this segment's start — root and joints — which keeps the pose
  * continuous at the boundary but, half applied, walks a firmly held foot (a contact change: the
@@ -496,7 +528,9 @@ export const replant = {
   name: "replant",
   run(ctx) {
     const p = ctx.plan, n = p.lockFeet.length;
-    if (!n || !p.blends || !(ctx.u < 1)) return;
+    if (!p.blends || !(ctx.u < 1)) return;
+    if (p.stance) for (let i = 0; i < p.pins.length; i++) rehold(ctx, p.pins[i]);
+    if (!n) return;
     const sk = ctx.skeleton, lb = sk.lowestByBone;
     let dx = 0, dz = 0, low = sk.measureLowest(), m = 0;   // (no lower than the whole figure's lowest point)
     for (let k = 0; k < n; k++) {
