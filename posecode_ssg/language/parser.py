@@ -55,6 +55,15 @@ def _build_parser() -> Lark:
 
 _LARK = _build_parser()
 
+#: Statement lines parsed so far: raw line (indentation included) -> (rule, tokens, opens a
+#: block). A line's parse depends on its text alone (token columns are within the line; the
+#: line number is the caller's), and a library repeats its lines (``rig humanoid``,
+#: ``ground-lock: feet``, ``knees: flex 0``, ``repeat 8``), so each distinct line goes through
+#: lark once per process (~25 µs a line). Lines that fail to parse are not kept (their
+#: diagnostics are made each time). Tokens are shared between documents: read, never mutated.
+_LINES: dict[str, tuple[str, tuple, bool]] = {}
+_LINES_MAX = 8192
+
 _TOP_LEVEL = ("rig", "avatar", "prop", "pose", "clip", "repeat", "step")
 _STEP_ONLY = ("ground-lock", "reach", "pin", "grip", "turn", "travel", "cue")
 _KEYWORDS = ("posecode",) + _TOP_LEVEL + _STEP_ONLY
@@ -256,6 +265,11 @@ class _Parser:
                 out.append(_Stmt(lineno, indent, indent + 1, head, None, [],
                                  head == "step" or stripped.rstrip().endswith(":")))
                 continue
+            hit = _LINES.get(raw)
+            if hit is not None:   # the same line read before: its rule and tokens again
+                rule, toks, opens = hit
+                out.append(_Stmt(lineno, indent, indent + 1, head, rule, list(toks), opens))
+                continue
             try:
                 tree = _LARK.parse(raw)
             except UnexpectedCharacters as e:
@@ -286,6 +300,9 @@ class _Parser:
             toks = [c for c in st.children if isinstance(c, Token)]
             rule = str(st.data)
             opens = rule == "step" or (rule == "pose" and toks[-1].type == "COLON")
+            if len(_LINES) >= _LINES_MAX:
+                _LINES.clear()
+            _LINES[raw] = (rule, tuple(toks), opens)
             out.append(_Stmt(lineno, indent, indent + 1, head, rule, toks, opens))
         return out
 

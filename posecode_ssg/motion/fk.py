@@ -352,6 +352,16 @@ class _Landmarks(Mapping):
             value = self._done[name] = np.array((px + ox, py + oy, pz + oz))
         return value
 
+    def xyz(self, name: str) -> tuple[float, float, float]:
+        """The landmark's position as three Python floats (the values of ``self[name]``)."""
+        value = self._done.get(name)
+        if value is not None:
+            return tuple(value.tolist())
+        bone = self._spec[name][0]
+        px, py, pz = self._pos[bone]
+        ox, oy, oz = self._shapes[bone].mark(name)
+        return (px + ox, py + oy, pz + oz)
+
     def __iter__(self):
         return iter(self._spec)
 
@@ -360,6 +370,16 @@ class _Landmarks(Mapping):
 
     def __contains__(self, name: object) -> bool:
         return name in self._spec
+
+
+def landmark_xyz(w: World, name: str) -> tuple[float, float, float]:
+    """A landmark's world position (m) as three Python floats, the same values as
+    ``w.landmarks[name]`` without making an array (the solver's foot rules read single
+    coordinates of the heel, toe and sole many times per keyframe)."""
+    marks = w.landmarks
+    if type(marks) is _Landmarks:
+        return marks.xyz(name)
+    return tuple(marks[name].tolist())
 
 
 class _Plan:

@@ -33,7 +33,7 @@ import numpy as np
 
 from posecode_ssg.language.vocabulary import AXIAL_BONES, BONES, DIGITS, JOINT_GROUPS, SIDES
 
-from .fk import World, forward_kinematics
+from .fk import World, forward_kinematics, landmark_xyz
 from .rig import PROP_GEOMETRY
 from .rotation import euler_to_quat, matrix_to_euler, quat_to_matrix, rot_y, slerp
 from .solve import solve_keyframes
@@ -59,6 +59,9 @@ HAND_W = 0.045
 FOOT_W = 0.045
 HEAD_R = 0.078
 
+#: (bone, weight) in canonical order: finger joints count a tenth in the view choice
+_BONE_WEIGHTS = tuple((b, 0.1 if b.split("_")[0] in DIGITS else 1.0) for b in BONES)
+
 #: Limb groups for colouring, built from the vocabulary's names: each arm with its fingers, each
 #: leg, the trunk (pelvis, spine, chest) and the head (neck, head).
 _LIMBS = {
@@ -77,12 +80,22 @@ _LIMBS = {
 
 def _body_frame(world: World, turn: float, travel) -> dict[str, np.ndarray]:
     """Joint and landmark positions with the keyframe's turn and travel removed."""
+    names, M = _body_points(world, turn, travel)
+    return dict(zip(names, M))
+
+
+def _body_points(world: World, turn: float, travel) -> tuple[list[str], np.ndarray]:
+    """:func:`_body_frame` as (names, (n, 3) array of the points in that order)."""
     t = np.array([travel[0], 0.0, travel[1]])
     R = rot_y(-turn)
     names = [*world.pos, *world.landmarks]
-    P = np.array([world.pos[b] for b in world.pos] + [world.landmarks[n] for n in world.landmarks])
+    if world.fk_data is not None:   # a solved world: its joints and landmarks as floats (the same values)
+        pos = world.fk_data[1]
+        P = np.array([pos[b] for b in world.pos] + [landmark_xyz(world, n) for n in world.landmarks])
+    else:
+        P = np.array([world.pos[b] for b in world.pos] + [world.landmarks[n] for n in world.landmarks])
     # one stacked product (R broadcast over the points: the bits of R @ (p - t) for each point)
-    return dict(zip(names, np.matmul(R, (P - t)[:, :, None])[:, :, 0]))
+    return names, np.matmul(R, (P - t)[:, :, None])[:, :, 0]
 
 
 def _frames(program):
@@ -98,11 +111,26 @@ def _facing_frames(program) -> list[dict[str, np.ndarray]]:
     """:func:`_body_frame` of every frame of :func:`_frames` with its own turn and travel removed
     (the figure facing the camera), made once per program: the view choice, the pick of the
     poster's pose and the drawing all read them."""
+    return _facing(program)[1]
+
+
+def _facing_floats(program) -> list[dict[str, list[float]]]:
+    """:func:`_facing_frames` as Python float triples (the same values): the view choice and the
+    pick of the poster's pose read single coordinates, which cost more from arrays."""
+    return _facing(program)[2]
+
+
+def _facing(program) -> tuple:
     cached = getattr(program, "_poster_frames", None)
     if cached is None or cached[0] is not solve_keyframes(program):
-        cached = (solve_keyframes(program), [_body_frame(w, turn, travel) for _l, w, turn, travel in _frames(program)])
+        frames, floats = [], []
+        for _l, w, turn, travel in _frames(program):
+            names, M = _body_points(w, turn, travel)
+            frames.append(dict(zip(names, M)))
+            floats.append(dict(zip(names, M.tolist())))
+        cached = (solve_keyframes(program), frames, floats)
         program._poster_frames = cached
-    return cached[1]
+    return cached
 
 
 def choose_view(program) -> str:
@@ -116,15 +144,15 @@ def choose_view(program) -> str:
     """
     if program.tilted_base:
         return "side"
-    frames = _facing_frames(program)
+    frames = _facing_floats(program)
     base = frames[0]  # the start frame has no turn and no travel
     front = side = 0.0
     for pts in frames[1:]:
-        for b in BONES:
-            weight = 0.1 if b.split("_")[0] in DIGITS else 1.0
-            d = pts[b] - base[b]
-            front += weight * math.hypot(d[0], d[1])
-            side += weight * math.hypot(d[2], d[1])
+        for b, weight in _BONE_WEIGHTS:
+            (x, y, z), (x0, y0, z0) = pts[b], base[b]
+            dy = y - y0
+            front += weight * math.hypot(x - x0, dy)
+            side += weight * math.hypot(z - z0, dy)
     if front > 1.2 * side:
         return "front"
     if side > 1.2 * front:
@@ -156,7 +184,7 @@ def working_limbs(program) -> set[str]:
                 if b not in base:
                     base[b] = euler_to_quat(program.base_semantic[b])
                 # authored (semantic) angles: the hinge's hip counter-rotation is not leg work
-                d = abs(float(np.dot(euler_to_quat(kf.semantic[b]), base[b])))
+                d = abs(float(euler_to_quat(kf.semantic[b]).dot(base[b])))
                 weight = 0.1 if b.split("_")[0] in DIGITS else 1.0   # a curled finger is not a limb
                 tot += weight * math.degrees(2 * math.acos(min(1.0, d)))
             best = max(best, tot)
@@ -168,10 +196,12 @@ def working_limbs(program) -> set[str]:
 def _primary_index(program) -> int:
     """Index (0 = start) of the frame farthest from the start pose: the poster's pose."""
     frames = _facing_frames(program)
-    base = frames[0]
+    base = np.array([frames[0][b] for b in BONES])
     best, best_i = -1.0, 0
     for i, pts in enumerate(frames):
-        score = sum(float(np.linalg.norm(pts[b] - base[b])) for b in BONES)
+        # |p − p0| per bone: the dot product numpy.linalg.norm takes (the same bits), one
+        # subtraction for the whole frame
+        score = sum(math.sqrt(d.dot(d)) for d in np.array([pts[b] for b in BONES]) - base)
         if score > best + 1e-9:
             best, best_i = score, i
     return best_i

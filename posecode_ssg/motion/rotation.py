@@ -179,8 +179,8 @@ def round_quat(q: np.ndarray, digits: int = 4) -> list[float | int]:
     """``q`` as a JSON list rounded to ``digits`` decimals, ``-0`` written as ``0`` and integral
     values as ints (``1`` instead of ``1.0``) to keep the motion JSON small."""
     out: list[float | int] = []
-    for c in q:
-        v = round(float(c), digits)
+    for v in (q.tolist() if isinstance(q, np.ndarray) else map(float, q)):   # Python floats: the same values
+        v = round(v, digits)
         if v == 0:
             out.append(0)
         elif v.is_integer():

@@ -33,7 +33,7 @@ from posecode_ssg.language.rom import rom_box as _rom_box_uncached
 from posecode_ssg.language.vocabulary import BACK_BONES, BONES, EFFECTOR_BONE, FLOOR, expand_ground_lock
 
 from .collide import resolve_self_collision, self_collision_depth
-from .fk import PoseFK, World, _local_matrix, euler_key, forward_kinematics, subtree
+from .fk import PoseFK, World, _local_matrix, euler_key, forward_kinematics, landmark_xyz, subtree
 from .rig import DIGITS, HAND_STATES, PARENT, PROP_GEOMETRY, PROP_SURFACES, SOLVER, START_POSES_TABLE, Avatar, anchor_position, avatar
 from .rotation import axis_angle_matrix, cross3, euler_to_matrix, matrix_to_euler, norm3, rot_y
 
@@ -420,16 +420,24 @@ def _hold_mu(w: World, side: str) -> float:
     centre while the foot is flat, its toe edge once the heel is up, its heel once the toes are
     up (feet on their toes behind a hands/forearms lock: their toes). Same rule in
     runtime/solvers/plan.js ``holdMu``."""
-    x = (float(w.landmarks[f"heel_{side}"][1]) - float(w.landmarks[f"toe_{side}"][1])) / float(SOLVER["plantTolerance"])
+    x = (landmark_xyz(w, f"heel_{side}")[1] - landmark_xyz(w, f"toe_{side}")[1]) / float(SOLVER["plantTolerance"])
     x = min(1.0, max(-1.0, x))
     return 0.5 * x * (3.0 - x * x)
 
 
 def _hold_point(w: World, side: str) -> tuple[np.ndarray, float]:
     """The held sole point sole + μ(toe − sole) of a planted foot (world m) and its μ."""
+    p, m = _hold_xyz(w, side)
+    return np.array(p), m
+
+
+def _hold_xyz(w: World, side: str) -> tuple[tuple[float, float, float], float]:
+    """:func:`_hold_point` on Python floats (the same operations in the same order: the same
+    bits, without the small-array overhead)."""
     m = _hold_mu(w, side)
-    sole = w.landmarks[f"sole_{side}"]
-    return sole + m * (w.landmarks[f"toe_{side}"] - sole), m
+    sx, sy, sz = landmark_xyz(w, f"sole_{side}")
+    tx, ty, tz = landmark_xyz(w, f"toe_{side}")
+    return (sx + m * (tx - sx), sy + m * (ty - sy), sz + m * (tz - sz)), m
 
 
 def _footprint(w: World, side: str) -> tuple[np.ndarray, np.ndarray]:
@@ -459,8 +467,10 @@ def _swivel(pose: _Pose, side: str, heading: np.ndarray, k: float) -> None:
     n = float(norm3(a))
     if not a[1] < -0.3 * n:
         return
-    u = w.landmarks[f"toe_{side}"] - w.landmarks[f"heel_{side}"]
-    psi = math.atan2(float(u[2] * heading[0] - u[0] * heading[2]), float(u[0] * heading[0] + u[2] * heading[2]))
+    (tx, _ty, tz), (hx, _hy, hz) = landmark_xyz(w, f"toe_{side}"), landmark_xyz(w, f"heel_{side}")
+    u0, u2 = tx - hx, tz - hz
+    h0, _h1, h2 = heading.tolist()
+    psi = math.atan2(u2 * h0 - u0 * h2, u0 * h0 + u2 * h2)
     Rd = axis_angle_matrix(a / n, k * psi * n / float(a[1]))
     parent_rot = w.rot[hip] @ pose.local[hip].T
     new_local = parent_rot.T @ Rd @ parent_rot @ pose.local[hip]
@@ -881,10 +891,9 @@ def _floor_target(w: World, c: Contact) -> np.ndarray:
 def _hold_error(w: World, side: str, anchor: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
     """Horizontal error (m, y = 0) of a held foot: its footprint point C + μD (``anchor`` =
     (C, D), :func:`_footprint`) minus its held point (:func:`_hold_point`)."""
-    p, m = _hold_point(w, side)
-    e = anchor[0] + m * anchor[1] - p
-    e[1] = 0.0
-    return e
+    (px, _py, pz), m = _hold_xyz(w, side)
+    (cx, _cy, cz), (dx, _dy, dz) = anchor[0].tolist(), anchor[1].tolist()
+    return np.array((cx + m * dx - px, 0.0, cz + m * dz - pz))
 
 
 def _ground_lock(pose: _Pose, locks: tuple[str, ...], anchors: dict[str, np.ndarray],
