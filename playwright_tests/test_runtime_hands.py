@@ -24,7 +24,8 @@ SAMPLE = """([id, times, arm]) => {
     el.seek(t);
     const s = el.sample();
     return {t, segment: s.segment, palms: [s.landmarks.palm_left, s.landmarks.palm_right],
-            toes: [s.landmarks.toe_left, s.landmarks.toe_right], arm: arm.map((b) => s.bones[b])};
+            toes: [s.landmarks.toe_left, s.landmarks.toe_right], arm: arm.map((b) => s.bones[b]),
+            wrists: [s.orientation.wrist_left, s.orientation.wrist_right]};
   });
 }"""
 
@@ -95,3 +96,31 @@ def test_toes_stay_planted_while_the_body_pivots_about_them(rt_page, runtime_sit
         lift = max(abs(s["toes"][side][1]) for s in samples)
         assert drift < 0.005, f"toe {side}: slides {drift * 1000:.1f} mm"
         assert lift < 0.005, f"toe {side}: {lift * 1000:.1f} mm off the floor"
+
+
+def _palm_normal_off_down(q) -> float:
+    """Degrees between the palm normal (wrist local +Z, kinematics-reference §2.3) of world
+    rotation ``q`` [x, y, z, w] and floor-down."""
+    x, y, z, w = q
+    ny = 2 * (y * z - w * x)
+    return math.degrees(math.acos(max(-1.0, min(1.0, -ny))))
+
+
+def test_a_palm_held_on_the_floor_presents_its_surface_to_it(rt_page, runtime_site):
+    # spec §5: a palm declared against the floor presents its contact surface to the floor; the
+    # solver redistributes the authored roll (the plank's palms face the head) into a legal
+    # forearm/wrist frame (hands.js palmFlat). Before: the palm normal 116-144° off down, only the
+    # fingertips on the floor, the palm 55-70 mm up. The rig's wrist extends 70° and its forearm
+    # pronates 84°, so a flat palm needs the forearm 20° off vertical and the shoulder's inward
+    # turn: straight-armed the palm is within 15° of flat, elbows bent (the bottom) within 40°.
+    doc = _push_up()
+    duration = sum(ph["d"] for ph in doc.motion["phases"])
+    samples = _sample(rt_page, runtime_site, doc.motion, [k / 60 for k in range(int(duration * 60))])
+    top = duration - 1e-6
+    worst_top = max(_palm_normal_off_down(q) for q in _sample(rt_page, runtime_site, doc.motion, [top])[0]["wrists"])
+    assert worst_top < 15.0, f"straight arms: palm {worst_top:.1f}° off flat"
+    for s in samples:
+        for side in (0, 1):
+            off = _palm_normal_off_down(s["wrists"][side])
+            assert off < 40.0, f"t={s['t']:.3f} palm {side}: normal {off:.1f}° off down"
+            assert s["palms"][side][1] < 0.020, f"t={s['t']:.3f} palm {side}: {s['palms'][side][1] * 1000:.1f} mm up"

@@ -13,7 +13,7 @@
 import { contactHeight, holdMu } from "./plan.js";
 import { fromEulerXYZ, jointAngles, mul, rotateVec } from "../quat.js";
 import { ccd } from "./ccd.js";
-import { holdUppers, upperGap } from "./hands.js";
+import { holdUppers, palmDown, upperGap } from "./hands.js";
 import { swivel, twoBone } from "./limb.js";
 
 const DEG = 180 / Math.PI;
@@ -449,25 +449,6 @@ function closeHand(ctx, g) {
   ctx.skeleton.forward(q);
 }
 
-/**
- * Dip bars (KR §9.2 step 4; solve.py `_palm_down`): extend the wrist so the palm (its local +Z)
- * turns down onto the rail. Turning the wrist by θ about its parent's X axis u (intrinsic XYZ:
- * adding θ to x) takes the palm normal n to n∥ + n⊥ cos θ + (u × n) sin θ, whose downward part is
- * largest at θ = atan2(−(u × n)_y, −n⊥_y); the wrist's x is clamped to its rig.json box (strict:
- * with 70° of extension a hanging hand stops 20° short of flat).
- */
-function palmDown(ctx, g) {
-  const sk = ctx.skeleton, W = sk.worldQ, q = ctx.localQ, o = g.bone * 4, p = sk.parent[g.bone] * 4;
-  const x = W[o], y = W[o + 1], z = W[o + 2], w = W[o + 3], a = W[p], b = W[p + 1], c = W[p + 2], d = W[p + 3];
-  const nx = 2 * (x * z + w * y), ny = 2 * (y * z - w * x), nz = 1 - 2 * (x * x + y * y);   // palm normal
-  const ux = 1 - 2 * (b * b + c * c), uy = 2 * (a * b + d * c), uz = 2 * (a * c - d * b);   // parent's X
-  const th = Math.atan2(ux * nz - uz * nx, uy * (nx * ux + ny * uy + nz * uz) - ny);
-  const e = _pd, box = ctx.rig.rom[sk.boneIds[g.bone]].x;
-  jointAngles(q, o, ctx.rig.rom[sk.boneIds[g.bone]], e, 0);
-  fromEulerXYZ(q, o, Math.min(Math.max(e[0] + th * DEG, box[0]), box[1]), e[1], e[2]);
-  sk.forward(q);
-}
-const _pd = new Float64Array(3);
 
 /**
  * Grip: translate the root by the mean (anchor − wrist joint) over the hands that already held
@@ -491,7 +472,7 @@ export const grip = {
     // then each arm reaches its anchor (CCD, elbow bends −x) and the hand closes
     for (let i = 0; i < n; i++) {
       ccd(ctx, g[i].chain, g[i].target, -1, false, ctx.rig.solver.gripStopDistance);
-      if (g[i].rail) palmDown(ctx, g[i]);
+      if (g[i].rail) palmDown(ctx, g[i].bone);
       closeHand(ctx, g[i]);
     }
   },
