@@ -22,16 +22,20 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 from posecode_ssg.language.ir import IR, Contact
-from posecode_ssg.language.rom import rom_box
+from posecode_ssg.language.rom import rom_box as _rom_box_uncached
 from posecode_ssg.language.vocabulary import AVATARS, BONES, DEFAULT_AVATAR, expand_ground_lock
 
 from .rig import DEFAULT_START_POSE, START_POSES_TABLE
 from .rotation import align_hemisphere, euler_to_quat, round_quat
+
+#: the bones' ROM boxes, a fixed table made once per bone (callers only read it)
+rom_box = lru_cache(maxsize=None)(_rom_box_uncached)
 
 FORMAT = "posecode-motion/1"
 HOME_TOLERANCE_DEG = 0.5

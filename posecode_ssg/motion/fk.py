@@ -29,6 +29,7 @@ _EYE = np.eye(3)
 _EYE.setflags(write=False)
 _PARENTS = tuple((b, PARENT[b]) for b in BONES)
 _ANKLE_BONES = ("ankle_left", "ankle_right")
+_ALL_INF = dict.fromkeys(BONES, math.inf)
 
 
 class _Prepared:
@@ -75,6 +76,12 @@ def _local_matrix(e) -> np.ndarray:
         m.setflags(write=False)
         _MATRICES[key] = m
     return m
+
+
+def same_angles(a, b) -> bool:
+    """True when two Euler triples (degrees) are the same bits (−0.0 and 0.0 apart, as
+    :func:`_local_matrix` keys them): setting one over the other changes nothing."""
+    return a == b and _PACK(*a) == _PACK(*b)
 
 
 def euler_key(euler: Mapping[str, tuple[float, float, float]]) -> bytes | None:
@@ -132,7 +139,7 @@ class World:
         missing = [b for b in wanted if b not in cache]
         if missing:
             self._measure_low(missing)
-        low: dict[str, float] = dict.fromkeys(BONES, math.inf)
+        low: dict[str, float] = _ALL_INF.copy()
         for b in wanted:
             low[b] = cache[b]
         return low
@@ -143,6 +150,7 @@ class World:
             # the same sums on Python floats: joint y from the float positions, the rotation's
             # share (landmark offsets, volume centres and extents, sole corners) from the bone's
             # shape, which survives root translations
+            # (comparisons instead of min(): the same value, the first of equals kept)
             prep, pos_t, shapes = self.fk_data
             for owner in bones:
                 low = math.inf
@@ -152,14 +160,23 @@ class World:
                         yb = pos_t[mb][1] + shapes[mb].mark(b)[1]
                     else:
                         yb = pos_t[b][1]
-                    low = min(low, pos_t[a][1] - r0, yb - r1)
+                    ya = pos_t[a][1] - r0
+                    if ya < low:
+                        low = ya
+                    yb -= r1
+                    if yb < low:
+                        low = yb
                 if prep.volumes_of[owner] or owner in _ANKLE_BONES:
                     y = pos_t[owner][1]
                     shape = shapes[owner]
                     for cy, extent in shape.volumes():
-                        low = min(low, (y + cy) - extent)
+                        v = (y + cy) - extent
+                        if v < low:
+                            low = v
                     if owner in _ANKLE_BONES:
-                        low = min(low, shape.sole_low() + y)
+                        v = shape.sole_low() + y
+                        if v < low:
+                            low = v
                 cache[owner] = low
             return
         prep = _prepared(self.avatar)
@@ -183,8 +200,11 @@ class World:
     def lowest(self, bones=None) -> float:
         """Lowest mesh y (m) over ``bones`` (default: the whole figure)."""
         keys = BONES if bones is None else tuple(bones)
-        low = self.lowest_by_bone(None if bones is None else keys)
-        return float(min(low[b] for b in keys))
+        cache = self.low_cache
+        missing = [b for b in keys if b not in cache]
+        if missing:
+            self._measure_low(missing)
+        return float(min([cache[b] for b in keys]))
 
     def sole_corners(self, side: str) -> np.ndarray:
         """The 4 bottom corners of a sole box, (4, 3) world metres: heel-outer, heel-inner,

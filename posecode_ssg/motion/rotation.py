@@ -177,7 +177,14 @@ def slerp(a: np.ndarray, b: np.ndarray, t: float) -> np.ndarray:
 
 def round_quat(q: np.ndarray, digits: int = 4) -> list[float | int]:
     """``q`` as a JSON list rounded to ``digits`` decimals, ``-0`` written as ``0`` and integral
-    values as ints (``1`` instead of ``1.0``) to keep the motion JSON small."""
+    values as ints (``1`` instead of ``1.0``) to keep the motion JSON small. Remembered by the
+    exact bits of a float array (a motion JSON rounds every bone of every keyframe, most of them
+    at rest or unchanged); each call returns a new list."""
+    key = q.tobytes() if isinstance(q, np.ndarray) and q.dtype == np.float64 and q.ndim == 1 else None
+    if key is not None:
+        hit = _ROUNDED.get((key, digits))
+        if hit is not None:
+            return list(hit)
     out: list[float | int] = []
     for v in (q.tolist() if isinstance(q, np.ndarray) else map(float, q)):   # Python floats: the same values
         v = round(v, digits)
@@ -187,4 +194,11 @@ def round_quat(q: np.ndarray, digits: int = 4) -> list[float | int]:
             out.append(int(v))
         else:
             out.append(v)
+    if key is not None:
+        if len(_ROUNDED) >= 4096:
+            _ROUNDED.clear()
+        _ROUNDED[(key, digits)] = tuple(out)
     return out
+
+
+_ROUNDED: dict[tuple[bytes, int], tuple] = {}

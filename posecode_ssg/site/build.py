@@ -799,6 +799,11 @@ class _Build:
             # (~0.14 s of CPU each).
             first_key, first_job = missing[0]
             figures[first_key] = compile_figure(*first_job)
+            # and every object made so far is left out of the workers' garbage collections (the
+            # page manifest, parser tables, rig caches: CPython's gc.freeze advice for fork
+            # without exec; ~4 % of a figure's CPU). Undone in run().
+            gc.freeze()
+            self.frozen = True
             rest = missing[1:]
             chunk = max(1, min(8, len(rest) // (workers * 32)))
             context = multiprocessing.get_context("fork")
