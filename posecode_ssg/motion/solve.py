@@ -115,6 +115,7 @@ class PhaseSolution:
     lifted_locks: list[tuple[str, float]] = field(default_factory=list)   # (contact, height m)
     feet: list[FootReport] = field(default_factory=list)
     drift: list[tuple[str, float]] = field(default_factory=list)          # (foot, metres)
+    rolled: list[tuple[str, float, float]] = field(default_factory=list)  # (side, lean °, edge lift m)
     planted: dict[str, np.ndarray] = field(default_factory=dict)          # contact -> world point
 
 
@@ -791,6 +792,26 @@ def _sole_metrics(w: World, side: str) -> tuple[float, float]:
     return float(w.landmarks[f"heel_{side}"][1]), float(w.landmarks[f"toe_{side}"][1])
 
 
+#: largest sole tilt (degrees) of a planted foot (issue 5 item 4: "sole tilt of a locked foot ≤ 5°")
+SOLE_TILT_LIMIT = 5.0
+
+
+def _sideways_lean(w: World, side: str) -> float:
+    """Sideways lean (degrees, signed) of a leg over its foot: the angle of the hip → ankle line
+    from the vertical in the foot's frontal plane (normal to its heel → toe heading). The rig's
+    ankle only flexes and extends (rig.json ``rom``: y and z locked) and the knee is a hinge, so
+    the ankle's hinge axis is normal to the hip → ankle line and a sole keeping its heading rolls
+    onto its edge by this angle whatever its pitch: a flat sole needs the hip straight above the
+    ankle across the foot (runtime/solvers/plan.js has no twin: a build-time report)."""
+    d = w.pos[f"hip_{side}"] - w.pos[f"ankle_{side}"]
+    f = w.landmarks[f"toe_{side}"] - w.landmarks[f"heel_{side}"]
+    n = math.hypot(float(f[0]), float(f[2]))
+    if n < 1e-9:
+        return 0.0
+    across = (float(d[0]) * float(f[2]) - float(d[2]) * float(f[0])) / n
+    return math.degrees(math.atan2(across, float(d[1])))
+
+
 def _level_foot(pose: _Pose, side: str, authored_x: float) -> tuple[float, float] | None:
     """Plantigrade levelling (KR §6.4): choose the ankle x that puts the sole flat (forward axis
     horizontal), clamped to the ankle box. Keeps tiptoe intent: up to ``plantigradeMaxAnkle``
@@ -1395,6 +1416,14 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
                 w.pos[EFFECTOR_BONE[c.effector]] - a))))
         for rep in res.feet:
             rep.heel, rep.toe = _sole_metrics(w, rep.side)
+        # a planted foot (floor-pinned, or ground-locked and held) on the floor whose leg leans
+        # sideways over it past the sole-tilt limit: the sole rolls onto its edge (_sideways_lean)
+        planted_feet = {_side(c.effector) for c, _a in pin_targets if c.effector.startswith("foot") and c.target == FLOOR}
+        planted_feet |= {s for s in ("left", "right") if f"foot_{s}" in kf.ground_lock and f"foot_{s}" in anchors}
+        for s in sorted(planted_feet):
+            lean = _sideways_lean(w, s)
+            if abs(lean) > SOLE_TILT_LIMIT and w.lowest(subtree(f"ankle_{s}")) <= float(SOLVER["plantTolerance"]):
+                res.rolled.append((s, lean, 0.5 * av.sole_size[0] * math.sin(math.radians(abs(lean)))))
         res.world = w
         res.euler = dict(pose.euler)
         last_root = pose.root_pos.copy()
@@ -1454,7 +1483,10 @@ def kinematic_diagnostics(program) -> list[Diagnostic]:
       (5 cm) above the floor when its phase begins (for a group such as ``feet``, only when no
       member is near the floor), at the ground-lock line.
     - ``kinematic-foot-flat``: a planted foot cannot be levelled inside the ankle box; names the
-      foot, phase, needed and allowed angle and the heel (or toe) height; at the step line.
+      foot, phase, needed and allowed angle and the heel (or toe) height; or a planted foot on the
+      floor whose leg leans sideways over it by more than ``SOLE_TILT_LIMIT`` (5°) at the phase's
+      end, so its sole rolls onto its edge (:func:`_sideways_lean`); names the foot, phase, lean and
+      the sole middle's lift; at the step line.
     - ``kinematic-self-collision``: a limb overlaps the torso, head or other leg by more than
       ``selfCollisionReport`` (5 mm) after the solve (collide.py), at the step line.
     - ``kinematic-foot-drift``: a planted foot ends more than 5 mm from where it was planted.
@@ -1509,6 +1541,15 @@ def kinematic_diagnostics(program) -> list[Diagnostic]:
                              "with ankles: plantarflex",
                              phase=kf.name, foot=f"foot_{rep.side}", needed=round(rep.needed, 1),
                              limit=rep.limit, heel=round(rep.heel, 3), toe=round(rep.toe, 3)))
+        for side, lean, lift in ph.rolled:
+            out.append(_warn("kinematic-foot-flat", kf.line,
+                             f"foot_{side} cannot stay flat in phase {kf.name!r}: the leg leans "
+                             f"{abs(lean):.0f}° sideways over the planted foot and the rig's ankle only "
+                             f"flexes and extends (no inversion or eversion), so the sole rolls "
+                             f"{abs(lean):.0f}° onto its edge (its middle {lift * 1000:.0f} mm up)",
+                             "keep the hips over the planted foot: less sideways travel while one foot "
+                             "is planted, or move the weight sideways with both feet down and close together",
+                             phase=kf.name, foot=f"foot_{side}", lean=round(lean, 1), lift=round(lift, 3)))
         for limb, (depth, obstacle) in self_collision_depth(ph.world).items():
             if depth > float(SOLVER["selfCollisionReport"]):
                 out.append(_warn("kinematic-self-collision", kf.line,

@@ -1,6 +1,6 @@
 """Stance feet of stepping gaits in the numpy keyframe solve (issue 5: a planted foot does not
-slide late in a step). Expected values come from the base pose or from the solved joints' own
-geometry."""
+slide late in a step; a foot the rig cannot keep flat is diagnosed at its line, never silently
+lifted). Expected values come from the base pose or from the solved joints' own geometry."""
 
 from __future__ import annotations
 
@@ -86,3 +86,33 @@ def test_a_walk_straight_ahead_keeps_its_soles_level_sideways():
     for ph, side in ((sol.phases[0], "left"), (sol.phases[1], "right")):
         lateral = ph.world.rot[f"ankle_{side}"] @ np.array([1.0, 0.0, 0.0])
         assert abs(float(lateral[1])) < math.sin(math.radians(1.0))
+
+
+# the same side step with the weight shifted 6 cm: the stance hip stays within 5° of straight
+# above its ankle across the foot (0.88 m leg: tan 5° × 0.88 = 7.7 cm)
+SMALL_SIDE_STEP = SIDE_STEP.replace("travel: -0.3 0", "travel: -0.06 0")
+
+
+def test_a_sideways_lean_over_a_planted_foot_is_diagnosed_as_a_rolled_sole():
+    # issue 5 item 2: never a silent lift. The lean is measured independently from the solved hip
+    # and ankle joints; the report names the foot, the step (its line) and the angle
+    program = compile_source(SIDE_STEP)
+    sol = solve_keyframes(program)
+    diags = [d for d in kinematic_diagnostics(program) if d.code == "kinematic-foot-flat"]
+    by_phase = {d.extra["phase"]: d for d in diags}
+    assert set(by_phase) == {"Shift right", "Shift back"}
+    d = by_phase["Shift right"]
+    assert d.line == 4 and d.extra["foot"] == "foot_left"   # the step header
+    w = sol.phases[0].world
+    hip, ankle = w.pos["hip_left"], w.pos["ankle_left"]
+    lean = math.degrees(math.atan2(abs(hip[0] - ankle[0]), hip[1] - ankle[1]))
+    assert lean > 10
+    assert abs(d.extra["lean"]) == pytest.approx(lean, abs=0.5)
+    assert f"{lean:.0f}°" in d.message and "foot_left" in d.message
+    # the sole's middle rises by half the sole's width × sin(lean) (KR §2.2: sole 0.075 m wide)
+    assert d.extra["lift"] == pytest.approx(0.0375 * math.sin(math.radians(lean)), abs=1e-3)
+
+
+def test_a_small_weight_shift_and_a_walk_straight_ahead_are_not_reported_as_rolled():
+    for source in (SMALL_SIDE_STEP, WALK):
+        assert not [d for d in kinematic_diagnostics(compile_source(source)) if d.code == "kinematic-foot-flat"]

@@ -12,7 +12,8 @@
  * the two solves' rates at the boundary (from solves 1 ms either side, recorded at load) is added
  * with the cubic Hermite weight g(u) = T·u(1 − u)² (T the segment's length: g(0) = g(1) = 0,
  * dg/dt = 1 at u = 0 and 0 at u = 1) to each joint's angles, so a contact handover (a stance foot
- * changing at a step) does not jerk the free leg (eval's C1 metric): knees and ankles only, not
+ * changing at a step) does not jerk the free leg (eval's C1 metric): knees and ankles only (and
+ * hips in a travelling gait's stance), not
  * the root nor a leg a pin or lock holds in this segment (that slid the planted foot), nor the
  * arms (the self-collision pass, before this one, could no longer keep them clear). Root slerp through the quaternion
  * logarithm (quat.js). A joint's offset is added in its joint angles e (quat.js `jointAngles`,
@@ -52,9 +53,12 @@ export function setEntryBlend(plan, end, start, endV, startV, D) {
   const bones = [], offs = [];
   for (let b = 0; b < end.local.length / 4; b++) {
     let moved = false;
-    // only a free knee or ankle (a stance handover's swing leg): a held leg's rate is left to its
-    // contact (offsetting it slid the planted foot), an arm's to the self-collision pass before
-    const held = !(plan.knee || []).includes(b) && !(plan.ankle || []).includes(b) || holds(plan, b);
+    // only a free knee or ankle (a stance handover's swing leg), and its hip in a travelling gait's
+    // stance (grapevine's crossing hip jumped 0.6-0.9 rad/s; elsewhere a hip's rate swung a foot
+    // reaching for the floor into it and the floor clamp lifted the standing foot: pivot-turns.md
+    // 24 -> 37 mm): a held leg's rate is left to its contact (offsetting it slid the planted
+    // foot), an arm's to the self-collision pass before
+    const held = !(plan.knee || []).includes(b) && !(plan.ankle || []).includes(b) && !(plan.stance && plan.hip.includes(b)) || holds(plan, b);
     for (const o of [end.local, endV.local, startV.local]) { mulConjA(_q, 0, start.local, b * 4, o, b * 4); moved ||= Math.abs(_q[3]) < 1 - 1e-12; }
     if (moved) for (const o of held ? [start, end, start, end] : [start, end, startV, endV]) offs.push(...o.local.subarray(b * 4, b * 4 + 4));
     if (moved) bones.push(b);

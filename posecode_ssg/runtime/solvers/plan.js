@@ -149,6 +149,7 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
   const planted = rig.solver.plantedHeight;
   plan.ankle = Int16Array.from(SIDES.map((s) => sk.index.get(`ankle_${s}`)));
   plan.knee = Int16Array.from(SIDES.map((s) => sk.index.get(`knee_${s}`)));
+  plan.hip = Int16Array.from(SIDES.map((s) => sk.index.get(`hip_${s}`)));
   plan.ankleBox = Float64Array.from([...rig.rom.ankle_left.x, ...rig.rom.ankle_right.x]);
   // joint positions where the segment starts (props.js: a foot stepping off the box starts there)
   plan.at0 = sk.worldP.slice();

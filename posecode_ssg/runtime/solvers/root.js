@@ -484,7 +484,8 @@ export const grip = {
  * with the shank so the sole keeps its pitch (its offset from the levelled angle, `flatAnkle`);
  * twice. The blend's share of the root and joint offsets walked the planted foot (grapevine's
  * stance toe 33 mm). Continuous: at a segment's start the blended pose is the previous end, whose
- * foot is on this footprint. (Swivelling it to its heading here too made the hips jump.)
+ * foot is on this footprint. (Swivelling it to its heading here too, or lowering it onto the floor,
+ * made the joints jump at the handovers.)
  */
 function rehold(ctx, q) {
   const sk = ctx.skeleton, P = sk.worldP, T = ctx.plan.stanceTarget, side = q.effector === "foot_left" ? 0 : 1, box = ctx.plan.ankleBox;
