@@ -94,8 +94,8 @@ def limb_samples(w: World, limb: str) -> tuple[list[np.ndarray], float, tuple[st
 
 def _closest_on_segment(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     ab = b - a
-    L2 = float(ab @ ab)
-    t = 0.0 if L2 < 1e-12 else min(1.0, max(0.0, float((p - a) @ ab) / L2))
+    L2 = float(ab.dot(ab))
+    t = 0.0 if L2 < 1e-12 else min(1.0, max(0.0, float((p - a).dot(ab)) / L2))
     return a + t * ab
 
 
@@ -208,7 +208,7 @@ def _deepest(w: World, limb: str, prefilter: bool = True) -> tuple[float, np.nda
         # the limb's own side of the obstacle: from its axis towards the limb's proximal joint
         ax = _unit(b - a)
         side = joint - a
-        side = side - ax * float(side @ ax)   # perpendicular to the obstacle's axis
+        side = side - ax * float(side.dot(ax))   # perpendicular to the obstacle's axis
         side_u = _unit(side)
         for p in pts:
             q = _closest_on_segment(p, a, b)
@@ -217,11 +217,11 @@ def _deepest(w: World, limb: str, prefilter: bool = True) -> tuple[float, np.nda
             if dist >= ro + r:
                 continue
             n = d / dist if dist > 1e-9 else _unit(side)
-            if n @ side_u < -0.5:
+            if n.dot(side_u) < -0.5:
                 # a sample past the axis is pushed back to the limb's side, the long way out
                 n, dist = -n, -dist
             depth = ro + r - dist
-            if depth > best[0] and float(n @ n) > 0.5:
+            if depth > best[0] and float(n.dot(n)) > 0.5:
                 best = (depth, p, n, name)
     return best
 
@@ -265,13 +265,13 @@ def resolve_self_collision(pose, exempt: set[str], held: set[str] = frozenset())
                 ax = _unit(w.pos[f"wrist_{side}"] - w.pos[joint])
                 move = cross3(ax, p - w.pos[joint])   # sample velocity per radian about ax
                 mn = float(norm3(move))
-                along = float(move @ n)
-                if mn < 1e-6 or abs(along) < 1e-9 or float(ax @ ax) < 0.5:
+                along = float(move.dot(n))
+                if mn < 1e-6 or abs(along) < 1e-9 or float(ax.dot(ax)) < 0.5:
                     break
                 step = min(math.degrees(depth / mn), step_cap, cap - total)
                 Rd = axis_angle_matrix(ax, math.radians(step if along > 0 else -step))
-                parent_rot = w.rot[joint] @ pose.local[joint].T
-                new_local = parent_rot.T @ Rd @ parent_rot @ pose.local[joint]
+                parent_rot = w.rot[joint].dot(pose.local[joint].T)
+                new_local = parent_rot.T.dot(Rd).dot(parent_rot).dot(pose.local[joint])
                 pose.set_euler(joint, _clamp_box(joint, matrix_to_euler(new_local), widen))
                 total += step
                 continue
@@ -283,8 +283,8 @@ def resolve_self_collision(pose, exempt: set[str], held: set[str] = frozenset())
                 break
             step = min(math.degrees(depth / ln), step_cap, cap - total)
             Rd = axis_angle_matrix(ax / an, math.radians(step))
-            parent_rot = w.rot[joint] @ pose.local[joint].T
-            new_local = parent_rot.T @ Rd @ parent_rot @ pose.local[joint]
+            parent_rot = w.rot[joint].dot(pose.local[joint].T)
+            new_local = parent_rot.T.dot(Rd).dot(parent_rot).dot(pose.local[joint])
             pose.set_euler(joint, _clamp_box(joint, matrix_to_euler(new_local), widen))
             total += step
 

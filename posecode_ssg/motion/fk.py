@@ -189,11 +189,11 @@ class World:
                 low = min(low, ya, yb)
             for off, rscale in prep.volumes_of[owner]:
                 R = rot[owner]
-                c = pos[owner] + R @ off
+                c = pos[owner] + R.dot(off)
                 m = R[1] * rscale
                 low = min(low, float(c[1]) - math.sqrt(float(m.dot(m))))  # = np.linalg.norm(m)
             if owner in _ANKLE_BONES:
-                corners = prep.sole_box @ rot[owner].T + pos[owner]
+                corners = prep.sole_box.dot(rot[owner].T) + pos[owner]
                 low = min(low, float(corners[:, 1].min()))
             cache[owner] = low
 
@@ -272,7 +272,7 @@ class _Shape:
         """``R @ offset`` of landmark ``name`` (on this bone) as three floats."""
         v = self._marks.get(name)
         if v is None:
-            v = self._marks[name] = (self.R @ self.prep.landmark_index[name][1]).tolist()
+            v = self._marks[name] = self.R.dot(self.prep.landmark_index[name][1]).tolist()
         return v
 
     def volumes(self) -> list[tuple[float, float]]:
@@ -283,7 +283,7 @@ class _Shape:
             v = self._volumes = []
             for off, rscale in self.prep.volumes_of[self.bone]:
                 m = R[1] * rscale
-                v.append((float((R @ off)[1]), math.sqrt(float(m.dot(m)))))   # = np.linalg.norm(m)
+                v.append((float(R.dot(off)[1]), math.sqrt(float(m.dot(m)))))   # = np.linalg.norm(m)
         return v
 
     def sole_low(self) -> float:
@@ -291,7 +291,7 @@ class _Shape:
         minimum is exact: rounding is monotonic)."""
         v = self._sole
         if v is None:
-            v = self._sole = min((self.prep.sole_box @ self.R.T)[:, 1].tolist())
+            v = self._sole = min(self.prep.sole_box.dot(self.R.T)[:, 1].tolist())
         return v
 
 
@@ -505,10 +505,10 @@ class PoseFK:
             L = local.get(b)
             if L is None:
                 L = _EYE
-            R = rot[b] = (root_rot if p is None else rot[p]) @ L
+            R = rot[b] = (root_rot if p is None else rot[p]).dot(L)
             shapes[b] = _Shape(prep, b, R)
         for b, p, off in plan.step:
-            step[b] = ((root_rot if p is None else rot[p]) @ off).tolist()
+            step[b] = (root_rot if p is None else rot[p]).dot(off).tolist()
         if plan.pos:
             root_t = root_pos.tolist()
             for b, p in plan.pos:

@@ -62,6 +62,9 @@ HEAD_R = 0.078
 #: (bone, weight) in canonical order: finger joints count a tenth in the view choice
 _BONE_WEIGHTS = tuple((b, 0.1 if b.split("_")[0] in DIGITS else 1.0) for b in BONES)
 
+#: the landmarks a figure is drawn with (:func:`_figure_prims`): the facing frames hold these only
+_DRAWN_MARKS = tuple(f"{m}_{s}" for s in SIDES for m in ("middle_tip", "heel", "toe"))
+
 #: Limb groups for colouring, built from the vocabulary's names: each arm with its fingers, each
 #: leg, the trunk (pelvis, spine, chest) and the head (neck, head).
 _LIMBS = {
@@ -84,16 +87,18 @@ def _body_frame(world: World, turn: float, travel) -> dict[str, np.ndarray]:
     return dict(zip(names, M))
 
 
-def _body_points(world: World, turn: float, travel) -> tuple[list[str], np.ndarray]:
-    """:func:`_body_frame` as (names, (n, 3) array of the points in that order)."""
+def _body_points(world: World, turn: float, travel, marks=None) -> tuple[list[str], np.ndarray]:
+    """:func:`_body_frame` as (names, (n, 3) array of the points in that order); ``marks``: the
+    landmarks to include (default: all)."""
     t = np.array([travel[0], 0.0, travel[1]])
     R = rot_y(-turn)
-    names = [*world.pos, *world.landmarks]
+    marks = list(world.landmarks) if marks is None else marks
+    names = [*world.pos, *marks]
     if world.fk_data is not None:   # a solved world: its joints and landmarks as floats (the same values)
         pos = world.fk_data[1]
-        P = np.array([pos[b] for b in world.pos] + [landmark_xyz(world, n) for n in world.landmarks])
+        P = np.array([pos[b] for b in world.pos] + [landmark_xyz(world, n) for n in marks])
     else:
-        P = np.array([world.pos[b] for b in world.pos] + [world.landmarks[n] for n in world.landmarks])
+        P = np.array([world.pos[b] for b in world.pos] + [world.landmarks[n] for n in marks])
     # one stacked product (R broadcast over the points: the bits of R @ (p - t) for each point)
     return names, np.matmul(R, (P - t)[:, :, None])[:, :, 0]
 
@@ -125,7 +130,7 @@ def _facing(program) -> tuple:
     if cached is None or cached[0] is not solve_keyframes(program):
         frames, floats = [], []
         for _l, w, turn, travel in _frames(program):
-            names, M = _body_points(w, turn, travel)
+            names, M = _body_points(w, turn, travel, _DRAWN_MARKS)
             frames.append(dict(zip(names, M)))
             floats.append(dict(zip(names, M.tolist())))
         cached = (solve_keyframes(program), frames, floats)

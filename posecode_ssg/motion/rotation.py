@@ -125,7 +125,7 @@ def rot_z(deg: float) -> np.ndarray:
 def euler_to_matrix(euler_deg) -> np.ndarray:
     """Rotation matrix Rx(x) · Ry(y) · Rz(z) of an XYZ Euler triple in degrees."""
     x, y, z = euler_deg
-    return rot_x(x) @ rot_y(y) @ rot_z(z)
+    return rot_x(x).dot(rot_y(y)).dot(rot_z(z))   # ndarray.dot: the bits of @, less overhead
 
 
 def matrix_to_euler(m: np.ndarray) -> np.ndarray:

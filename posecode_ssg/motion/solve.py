@@ -187,7 +187,7 @@ class _Pose:
 
     def rotate_root_about(self, axis: np.ndarray, angle: float, pivot: np.ndarray) -> None:
         R = axis_angle_matrix(axis, angle)
-        self._fk.set_root(root_pos=pivot + R @ (self._fk.root_pos - pivot), root_rot=R @ self._fk.root_rot)
+        self._fk.set_root(root_pos=pivot + R.dot(self._fk.root_pos - pivot), root_rot=R.dot(self._fk.root_rot))
 
 
 def _side(name: str) -> str:
@@ -300,11 +300,11 @@ def _ccd_run(pose: _Pose, chain: tuple[str, ...], end_fn, target: np.ndarray, wi
                 # hinge joints: only x moves the end point (elbow y is the forearm's own twist), so
                 # rotate about the hinge axis (the parent's local X, outermost in XYZ order) by
                 # the signed angle between the projections of a and b onto its normal plane
-                u = w.rot[PARENT[joint]] @ np.array([1.0, 0.0, 0.0])
-                ap, bp = a - u * (a @ u), b - u * (b @ u)
-                if ap @ ap < 1e-8 or bp @ bp < 1e-8:
+                u = w.rot[PARENT[joint]].dot(np.array([1.0, 0.0, 0.0]))
+                ap, bp = a - u * a.dot(u), b - u * b.dot(u)
+                if ap.dot(ap) < 1e-8 or bp.dot(bp) < 1e-8:
                     continue
-                ang = math.atan2(float(u @ cross3(ap, bp)), float(ap @ bp))
+                ang = math.atan2(float(u.dot(cross3(ap, bp))), float(ap.dot(bp)))
                 e = pose.euler[joint]
                 pose.set_euler(joint, _clamp_box(joint, (e[0] + math.degrees(ang), e[1], e[2]),
                                                  widen.get(joint)))
@@ -321,8 +321,8 @@ def _ccd_run(pose: _Pose, chain: tuple[str, ...], end_fn, target: np.ndarray, wi
             if n < 1e-9:
                 continue
             Rd = axis_angle_matrix(axis / n, ang)
-            parent_rot = w.rot[joint] @ pose.local[joint].T
-            new_local = parent_rot.T @ Rd @ parent_rot @ pose.local[joint]
+            parent_rot = w.rot[joint].dot(pose.local[joint].T)
+            new_local = parent_rot.T.dot(Rd).dot(parent_rot).dot(pose.local[joint])
             e = _clamp_box(joint, matrix_to_euler(new_local), widen.get(joint))
             pose.set_euler(joint, e)
 
@@ -341,20 +341,20 @@ def _two_bone(pose: _Pose, ball: str, hinge: str, end: str, target: np.ndarray, 
     runtime runs the same steps (runtime/solvers/limb.js)."""
     w = pose.world()
     H, K, A = w.pos[ball], w.pos[hinge], w.pos[end]
-    u = w.rot[ball] @ np.array([1.0, 0.0, 0.0])
+    u = w.rot[ball].dot(np.array([1.0, 0.0, 0.0]))   # ndarray.dot: the bits of @, half its call overhead
     v = A - K
-    vpar = u * float(u @ v)
+    vpar = u * float(u.dot(v))
     vperp = v - vpar
     w0 = K - H
     wv = w0 + vpar
-    C = float(wv @ wv + vperp @ vperp)
-    P = 2.0 * float(w0 @ vperp)
-    Q = 2.0 * float(w0 @ cross3(u, vperp))
+    C = float(wv.dot(wv) + vperp.dot(vperp))
+    P = 2.0 * float(w0.dot(vperp))
+    Q = 2.0 * float(w0.dot(cross3(u, vperp)))
     R = math.hypot(P, Q)
     e = pose.euler[hinge]
     if R > 1e-9:
         th = target - H
-        d2 = float(th @ th)
+        d2 = float(th.dot(th))
         acos = math.acos(min(1.0, max(-1.0, (d2 - C) / R)))
         phi = math.atan2(Q, P)
         lo, hi = rom_box(hinge)["x"]
@@ -384,12 +384,12 @@ def _aim(pose: _Pose, ball: str, end: str, target: np.ndarray) -> None:
     a, b = a / na, b / nb
     axis = cross3(a, b)
     n = float(norm3(axis))
-    ang = math.atan2(n, float(a @ b))
+    ang = math.atan2(n, float(a.dot(b)))
     if n < 1e-9 or ang < 1e-7:
         return
     Rd = axis_angle_matrix(axis / n, ang)
-    parent_rot = w.rot[ball] @ pose.local[ball].T
-    new_local = parent_rot.T @ Rd @ parent_rot @ pose.local[ball]
+    parent_rot = w.rot[ball].dot(pose.local[ball].T)
+    new_local = parent_rot.T.dot(Rd).dot(parent_rot).dot(pose.local[ball])
     pose.set_euler(ball, _clamp_box(ball, matrix_to_euler(new_local), pose.euler[ball]))
 
 
@@ -576,8 +576,8 @@ def _swivel(pose: _Pose, side: str, heading: np.ndarray, k: float) -> None:
     h0, _h1, h2 = heading.tolist()
     psi = math.atan2(u2 * h0 - u0 * h2, u0 * h0 + u2 * h2)
     Rd = axis_angle_matrix(a / n, k * psi * n / float(a[1]))
-    parent_rot = w.rot[hip] @ pose.local[hip].T
-    new_local = parent_rot.T @ Rd @ parent_rot @ pose.local[hip]
+    parent_rot = w.rot[hip].dot(pose.local[hip].T)
+    new_local = parent_rot.T.dot(Rd).dot(parent_rot).dot(pose.local[hip])
     pose.set_euler(hip, _clamp_box(hip, matrix_to_euler(new_local), pose.euler[hip]))
 
 
@@ -782,7 +782,7 @@ def _stance_shift(errors: list[tuple[np.ndarray, float]]) -> np.ndarray:
     eps2 = float(SOLVER["plantTolerance"]) ** 2
     num, den = np.zeros(3), 0.0
     for e, k in errors:
-        wk = k / (float(e @ e) + eps2)
+        wk = k / (float(e.dot(e)) + eps2)
         num += wk * e
         den += wk
     return num / den if den > 0 else num
@@ -1154,10 +1154,10 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
 
     def chor(p, turn, travel):   # world point -> choreography frame (yaw and travel removed)
         q = p - base_root - np.array([travel[0], 0.0, travel[1]])
-        return rot_y(-turn) @ q
+        return rot_y(-turn).dot(q)
 
     def unchor(p, turn, travel):
-        return rot_y(turn) @ p + base_root + np.array([travel[0], 0.0, travel[1]])
+        return rot_y(turn).dot(p) + base_root + np.array([travel[0], 0.0, travel[1]])
 
     prev_world, prev_turn, prev_travel = base_world, 0.0, (0.0, 0.0)
     prev_pins: dict[tuple[str, str], np.ndarray] = {}
@@ -1186,7 +1186,7 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
     for n_solved, (i, kf) in enumerate([*enumerate(program.keyframes)] * passes):
         if n_solved == len(program.keyframes):
             first_end = [last_root.copy(), prev_world.pos["ankle_left"], prev_world.pos["ankle_right"]]
-        root_rot = rot_y(kf.turn) @ base_rot
+        root_rot = rot_y(kf.turn).dot(base_rot)
         root_pos = base_root + np.array([kf.travel[0], 0.0, kf.travel[1]])
         pose = _Pose(av, kf.euler, root_pos, root_rot)
         res = PhaseSolution(i, None, {})   # type: ignore[arg-type]
@@ -1212,7 +1212,7 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
                     a = p + travel_delta
                 else:
                     a = unchor(chor(p, prev_turn, prev_travel), kf.turn, kf.travel)
-                d = rot_y(kf.turn - prev_turn) @ d   # the heading turns with the body (a pivot too)
+                d = rot_y(kf.turn - prev_turn).dot(d)   # the heading turns with the body (a pivot too)
                 a[1] = 0.0
                 anchors[f"foot_{s}"] = (a, d)
         # a locked foot not on the floor when the phase began arrives from the air: free until it lands
