@@ -5,7 +5,7 @@
 Prints:
 - the bytes of posecode_ssg/runtime/dist/posecode-runtime.js (the only script a page loads: our
   code + the three.js modules it imports), raw and gzip -9, and our own code alone (the same
-  esbuild settings with three marked external) — targets ≤ 165 KB gzip in all, ≤ 25 KB ours;
+  package.json build steps with three marked external) — targets ≤ 165 KB gzip in all, ≤ 25 KB ours;
 - solve ms per figure-frame (timeline + FK + solver passes, every figure, 100 frames) and draw ms
   per figure-frame (render + copy of the figures in view while they play), for pages with 1, 20
   and 200 figures of conformance examples (1280×800 viewport, device scale 1, SwiftShader);
@@ -27,7 +27,6 @@ import argparse
 import functools
 import gzip
 import http.server
-import subprocess
 import sys
 import tempfile
 import threading
@@ -38,6 +37,7 @@ sys.path.insert(0, str(REPO / "playwright_tests"))  # pages.py as a top-level mo
 sys.path.insert(0, str(REPO))
 
 from posecode_ssg.evaluate.browser import have_browser, launch_args  # noqa: E402
+from tests.runtime.test_runtime_package import own_code  # noqa: E402
 from pages import (BUNDLE, TIMELINE_PROBE, RuntimeSite, compiled_example, euler_quat,  # noqa: E402
                    example_names, figure_html, motion)
 
@@ -51,10 +51,8 @@ def kb(n: int) -> str:
 
 def payload() -> None:
     raw = BUNDLE.read_bytes()
-    own = subprocess.run(
-        [str(REPO / "node_modules" / ".bin" / "esbuild"), "posecode_ssg/runtime/index.js", "--bundle",
-         "--format=esm", "--minify", "--target=es2020", "--external:three"],
-        cwd=REPO, capture_output=True, check=True).stdout
+    with tempfile.TemporaryDirectory() as tmp:
+        own = own_code(Path(tmp))   # the build's steps with three external
     print("JS a page loads (one file: runtime + the three.js it imports)")
     print(f"  posecode-runtime.js   raw {kb(len(raw)):>9}   gzip {kb(len(gzip.compress(raw, 9))):>8}   (target ≤ 165 KB gzip)")
     print(f"  of which our code     raw {kb(len(own)):>9}   gzip {kb(len(gzip.compress(own, 9))):>8}   (target ≤ 25 KB gzip)")

@@ -418,6 +418,41 @@ def test_keyboard_operation(rt_page, runtime_site):
     assert not rt_page.problems
 
 
+def test_scrubber_keys_step_by_tenths_of_a_phase_and_by_phases(rt_page, runtime_site):
+    """The time slider's keys: arrows a tenth of the phase (Bend 1.0 s: 0.1 s; Rise 0.8 s: 0.08 s;
+    stepping back from a phase start: the phase before), PageUp/PageDown a whole phase, Home/End
+    the loop's start and end; each announced as time and phase in aria-valuetext."""
+    url = runtime_site.page("scrub-keys", [figure_html("a", simple_motion())])
+    rt_page.goto(url)
+    rt_page.evaluate(READY_ALL)
+    el = "document.getElementById('a')"
+    scrub = rt_page.locator("#a .pc-scrub")
+    scrub.focus()
+    state = lambda: (rt_page.evaluate(f"{el}.sample().t"), rt_page.evaluate(f"{el}.sample().phase"))
+    text = lambda: scrub.get_attribute("aria-valuetext")
+    steps = []
+    for key in ["ArrowRight"] * 11 + ["ArrowLeft", "ArrowLeft", "ArrowDown", "ArrowUp"]:
+        scrub.press(key)
+        steps.append(state())
+    assert rt_page.evaluate(f"{el}.playing") is False
+    assert [t for t, _ in steps] == pytest.approx([0.1 * i for i in range(1, 11)] + [1.08, 1.0, 0.9, 0.8, 0.9])
+    assert [p for _, p in steps] == [0] * 9 + [1, 1, 1, 0, 0, 0]
+    assert text() == "0.9 of 1.8 seconds, phase 1 of 2: Bend"
+    scrub.press("PageUp")                      # the next phase start
+    assert state() == (pytest.approx(1.0), 1) and text() == "1.0 of 1.8 seconds, phase 2 of 2: Rise"
+    scrub.press("PageUp")                      # the loop's end: its last instant, still Rise
+    assert state() == (pytest.approx(1.8), 1) and text() == "1.8 of 1.8 seconds, phase 2 of 2: Rise"
+    scrub.press("PageDown")
+    assert state() == (pytest.approx(1.0), 1)
+    scrub.press("PageDown")
+    assert state() == (0, 0)
+    scrub.press("End")
+    assert state() == (pytest.approx(1.8), 1)
+    scrub.press("Home")
+    assert state() == (0, 0) and text() == "0.0 of 1.8 seconds, phase 1 of 2: Bend"
+    assert not rt_page.problems
+
+
 def test_pointer_drag_orbits_the_camera(rt_page, runtime_site):
     url = runtime_site.page("drag", [figure_html("a", simple_motion())])
     rt_page.goto(url)

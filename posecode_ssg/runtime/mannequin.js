@@ -109,10 +109,8 @@ export class Mannequin {
         this.nodes[skeleton.index.get(v.bone)].add(nose);
       }
     }
-    for (const side of ["left", "right"]) {
-      const ankle = skeleton.index.get(`ankle_${side}`);
-      if (ankle === undefined) continue;
-      const sole = new Mesh(unitBox(), colour(`ankle_${side}`));
+    for (const ankle of skeleton.soleBones) {
+      const sole = new Mesh(unitBox(), colour(skeleton.boneIds[ankle]));
       sole.scale.fromArray(av.sole.size);
       sole.position.fromArray(av.sole.center);
       this.nodes[ankle].add(sole);

@@ -164,9 +164,7 @@ export class FigureModel {
   _solve(t, seg, start = false) {
     const tl = this.timeline, sk = this.skeleton, r = this.rootChannels;
     let s = tl.evaluate(t, this.localQ, r);
-    let x = t % tl.duration;
-    if (x < 0) x += tl.duration;
-    this.ctx.u = Math.min(1, Math.max(0, (x - tl.times[s]) / tl.dts[s]));
+    this.ctx.u = tl.u;
     const y = this._yawQ;
     y[0] = 0; y[1] = Math.sin(0.5 * r[0]); y[2] = 0; y[3] = Math.cos(0.5 * r[0]);
     mul(sk.rootQ, 0, y, 0, this.startQ, 0);
@@ -219,11 +217,9 @@ export class FigureModel {
    *   frame); `segment`: timeline segment index (phases, then the wrap); `u`: 0–1 position in it
    */
   sample() {
-    const sk = this.skeleton;
-    const bones = {};
-    for (const id of sk.boneIds) bones[id] = sk.point(id);
-    const landmarks = {};
-    for (const n of sk.landmarkNames) landmarks[n] = sk.point(n);
+    const sk = this.skeleton, ids = sk.boneIds;
+    const byName = (names, f) => Object.fromEntries(names.map((n, i) => [n, f(n, i)]));
+    const quats = (Q) => byName(ids, (n, i) => Array.from(Q.subarray(i * 4, i * 4 + 4)));
     const tol = this.rig.solver?.reachTolerance ?? 0.03;
     const contacts = [];
     const warnings = this.ctx.warnings.map((w) => ({ ...w }));
@@ -241,15 +237,10 @@ export class FigureModel {
     }
     // eval fields (docs/eval.md): solved local and world rotations, the choreography frame and
     // the timeline segment, so a harness can measure ROM, sole tilt and drift without guessing
-    const local = {}, orientation = {};
-    for (let i = 0; i < sk.boneCount; i++) {
-      const id = sk.boneIds[i];
-      local[id] = Array.from(this.localQ.subarray(i * 4, i * 4 + 4));
-      orientation[id] = Array.from(sk.worldQ.subarray(i * 4, i * 4 + 4));
-    }
     const r = this.rootChannels;
-    const frame = { yaw: r[0] * 180 / Math.PI, travel: [r[1], r[2]] };
-    return { t: this.t, phase: this.phase, bones, landmarks, contacts, warnings,
-      local, orientation, frame, segment: this.segment, u: this.ctx.u };
+    return { t: this.t, phase: this.phase, bones: byName(ids, sk.point.bind(sk)),
+      landmarks: byName(sk.landmarkNames, sk.point.bind(sk)), contacts, warnings,
+      local: quats(this.localQ), orientation: quats(sk.worldQ), frame: { yaw: r[0] * 180 / Math.PI, travel: [r[1], r[2]] },
+      segment: this.segment, u: this.ctx.u };
   }
 }

@@ -26,7 +26,7 @@ import { PerspectiveCamera } from "three";
 import { FigureModel } from "./pose.js";
 import { validateMotion, MotionDataError } from "./validate.js";
 import { Mannequin } from "./mannequin.js";
-import { add as track, remove as untrack, wake, nextFrame, stats } from "./stage.js";
+import { add as track, cssVars, remove as untrack, wake, nextFrame, stats } from "./stage.js";
 
 const SPEEDS = [0.25, 0.5, 1, 1.5, 2];
 const FOV = 30;
@@ -73,25 +73,27 @@ posecode-figure{display:block}
 .pc-player{display:flex;flex-direction:column;gap:.4rem}
 .pc-view{position:relative;aspect-ratio:4/3;width:100%;max-height:80vh;overflow:hidden;border-radius:6px;background:var(--pc-view-bg,color-mix(in srgb,currentColor 7%,transparent));touch-action:pan-y;cursor:grab;outline-offset:2px}
 .pc-view:focus-visible{outline:3px solid var(--pc-accent,#1f6feb)}
-.pc-view>canvas{position:absolute;inset:0;width:100%;height:100%;display:block}
-.pc-view>.posecode-poster{position:absolute;inset:0;margin:0;display:flex;flex-direction:column;align-items:center;justify-content:center}
+.pc-view>*{position:absolute}
+.pc-view>canvas{inset:0;width:100%;height:100%;display:block}
+.pc-view>.posecode-poster{inset:0;margin:0;display:flex;flex-direction:column;align-items:center;justify-content:center}
 .pc-view>.posecode-poster svg{max-width:100%;min-height:0;flex:1 1 auto;width:auto;height:100%}
 .pc-view>.posecode-poster figcaption{flex:none;padding:.2em .5em;font-size:.9em}
 .pc-view[data-state=live]>.posecode-poster{display:none}
 .pc-view[data-state=poster]>canvas{visibility:hidden}
-.pc-controls{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem;font:inherit;font-size:.9em}
-.pc-controls button,.pc-controls select{font:inherit;min-height:2.2rem;min-width:2.2rem}
+.pc-controls{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem;font-size:.9em}
+.pc-controls button,.pc-controls select,.pc-reset{font:inherit;min-height:2.2rem;min-width:2.2rem}
 .pc-scrub{flex:1 1 8rem;min-width:6rem}
 .pc-time,.pc-rep{font-variant-numeric:tabular-nums;white-space:nowrap}
-.pc-reset{position:absolute;top:.4rem;right:.4rem;font:inherit;min-width:2.2rem;min-height:2.2rem;border-radius:50%;border:1px solid rgba(0,0,0,.25);background:rgba(255,255,255,.85);color:#1b1b1b;padding:0;cursor:pointer}
-.pc-rep{position:absolute;top:.5rem;left:.5rem;padding:.1em .5em;border-radius:1em;background:rgba(255,255,255,.85);color:#1b1b1b;font-size:.85em;pointer-events:none}
+.pc-reset,.pc-rep{background:#ffffffd9;color:#1b1b1b}
+.pc-reset{top:.4rem;right:.4rem;border-radius:50%;border:1px solid #00000040;padding:0;cursor:pointer}
+.pc-rep{top:.5rem;left:.5rem;padding:.1em .5em;border-radius:1em;font-size:.85em;pointer-events:none}
 .pc-phase-list{margin:0;padding-left:1.6em;font-size:.9em}
 .pc-phase-list li{padding:.1em .3em;border-left:3px solid transparent}
 .pc-phase-list button{font:inherit;background:none;border:0;padding:.1em 0;color:inherit;cursor:pointer;text-align:left}
-.pc-phase-list li[aria-current=step]{border-left-color:var(--pc-accent,#1f6feb);background:var(--pc-current-bg,rgba(31,111,235,.08))}
-.pc-phase-list li[aria-current=step] button{font-weight:700}
+.pc-phase-list [aria-current]{border-left-color:var(--pc-accent,#1f6feb);background:var(--pc-current-bg,#1f6feb14)}
+.pc-phase-list [aria-current] button{font-weight:700}
 .pc-phase-cue{display:block;font-style:italic;opacity:.7}
-.pc-phase-list li[aria-current=step] .pc-phase-cue{opacity:1}
+.pc-phase-list [aria-current] .pc-phase-cue{opacity:1}
 .pc-phase-meta{opacity:.75;font-weight:400}
 .pc-error{border:2px solid #b3261e;color:#8c1d18;background:#fdecea;padding:.6em .8em;border-radius:6px;font:inherit}
 .pc-sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
@@ -346,6 +348,7 @@ export class PosecodeFigure extends HTMLElement {
 
     play.addEventListener("click", () => this.toggle());
     scrub.addEventListener("input", () => this.seek(parseFloat(scrub.value)));
+    scrub.addEventListener("keydown", (e) => this._onScrubKey(e));
     speed.addEventListener("change", () => { this._speed = parseFloat(speed.value) || 1; });
     reset.addEventListener("click", () => this._resetView());
     this.playing = this.hasAttribute("autoplay") && !this.reduced;
@@ -383,6 +386,21 @@ export class PosecodeFigure extends HTMLElement {
     else if (k === " " || k === "Enter" || k === "k") this.toggle();
     else return;
     e.preventDefault();
+  }
+
+  /**
+   * Scrubber keys (the native range would step 0.01 s): arrows a tenth of the phase they move
+   * through (stepping back from a phase start: the phase before), PageUp / PageDown to the next /
+   * previous phase start, Home / End to the loop's start and end (its last instant, so the end pose
+   * and phase are shown rather than the wrap back to the start).
+   */
+  _onScrubKey(e) {
+    const m = this._model, T = m.timeline.times, D = m.duration, k = e.key, back = /Left|Down/.test(k);
+    const x = m.t - D * Math.floor(m.t / D), s = m.timeline.segmentAt(x), b = back && s && x - T[s] < 1e-6 ? s - 1 : s;
+    const t = { Home: 0, End: D, PageUp: T[s + 1], PageDown: T[b] }[k] ?? (/^Arrow/.test(k) ? x + (back ? -0.1 : 0.1) * (T[b + 1] - T[b]) : NaN);
+    if (t !== t) return;
+    e.preventDefault();
+    this.seek(Math.min(D - 1e-6, Math.max(0, t)));
   }
 
   _onPointerDown(e) {
@@ -454,8 +472,7 @@ export class PosecodeFigure extends HTMLElement {
       this.sizeDirty = false;
     }
     if (!this.mannequin) {
-      const m = this._model, css = getComputedStyle(this);
-      const v = (n, d) => css.getPropertyValue(n).trim() || d;
+      const m = this._model, v = cssVars(this);
       this.mannequin = new Mannequin(m.skeleton, m.rig, m.motion.props || [], {
         body: v("--pc-body", "#8d99a6"), right: v("--pc-right", "#2f6db5"), left: v("--pc-left", "#d9822b"), prop: v("--pc-prop", "#a08f7a"),
       });

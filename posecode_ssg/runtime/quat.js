@@ -8,27 +8,14 @@
  * (array + offset) so callers can keep all poses in flat Float64Arrays.
  *
  * Formulas: Shoemake, "Animating rotation with quaternion curves" (SIGGRAPH 1985) for the
- * product, exp and log maps.
+ * product and slerp.
  * @module quat
  */
 
-/** Write the identity quaternion at `out[oi..oi+3]`. */
-export function identity(out, oi = 0) {
-  out[oi] = 0; out[oi + 1] = 0; out[oi + 2] = 0; out[oi + 3] = 1;
-  return out;
-}
-
-/** Copy 4 numbers. */
-export function copy4(out, oi, a, ai) {
-  out[oi] = a[ai]; out[oi + 1] = a[ai + 1]; out[oi + 2] = a[ai + 2]; out[oi + 3] = a[ai + 3];
-  return out;
-}
-
-/** Normalise the quaternion at `out[oi..]` in place (identity when its length is 0). */
+/** Normalise the quaternion at `out[oi..]` in place (renormalises the 4-decimal motion JSON values). */
 export function normalize(out, oi = 0) {
   const x = out[oi], y = out[oi + 1], z = out[oi + 2], w = out[oi + 3];
   const n = Math.sqrt(x * x + y * y + z * z + w * w);
-  if (n < 1e-12) return identity(out, oi);
   out[oi] = x / n; out[oi + 1] = y / n; out[oi + 2] = z / n; out[oi + 3] = w / n;
   return out;
 }
@@ -44,50 +31,21 @@ export function mul(out, oi, a, ai, b, bi) {
   return out;
 }
 
-const _c = new Float64Array(4);
-/** out = conj(a) · b, the rotation taking frame a to frame b, expressed in a's frame. */
-export function mulConjA(out, oi, a, ai, b, bi) {
-  _c[0] = -a[ai]; _c[1] = -a[ai + 1]; _c[2] = -a[ai + 2]; _c[3] = a[ai + 3];
-  return mul(out, oi, _c, 0, b, bi);
-}
-
-/** Dot product of two quaternions. */
-export function dot4(a, ai, b, bi) {
-  return a[ai] * b[bi] + a[ai + 1] * b[bi + 1] + a[ai + 2] * b[bi + 2] + a[ai + 3] * b[bi + 3];
-}
-
-/**
- * Exponential map: the unit quaternion of rotation vector `v` (radians), scaled by `k`.
- * out = exp(k·v) = [sin(θ/2)·axis, cos(θ/2)] with θ = |k·v|.
- */
-export function expScaled(out, oi, v, vi, k) {
-  const x = v[vi] * k, y = v[vi + 1] * k, z = v[vi + 2] * k;
-  const th = Math.sqrt(x * x + y * y + z * z);
-  const h = 0.5 * th;
-  // sin(h)/th -> 1/2 as th -> 0 (Taylor: 1/2 - th²/48)
-  const s = th < 1e-6 ? 0.5 - (th * th) / 48 : Math.sin(h) / th;
-  out[oi] = x * s; out[oi + 1] = y * s; out[oi + 2] = z * s; out[oi + 3] = Math.cos(h);
-  return out;
-}
-
-/**
- * Logarithm map: the rotation vector (radians, shortest arc, angle in [0, π]) of unit quaternion
- * `q`, written to `out[oi..oi+2]`.
- */
-export function log(out, oi, q, qi) {
-  let x = q[qi], y = q[qi + 1], z = q[qi + 2], w = q[qi + 3];
-  if (w < 0) { x = -x; y = -y; z = -z; w = -w; }
-  const s = Math.sqrt(x * x + y * y + z * z);
-  // angle = 2·atan2(s, w); factor = angle / s -> 2 as s -> 0
-  const f = s < 1e-9 ? 2 / (w || 1) : (2 * Math.atan2(s, w)) / s;
-  out[oi] = x * f; out[oi + 1] = y * f; out[oi + 2] = z * f;
-  return out;
-}
-
-/** Angle in radians (0..π) of the rotation between unit quaternions a and b. */
-export function angleBetween(a, ai, b, bi) {
-  const d = Math.min(1, Math.abs(dot4(a, ai, b, bi)));
-  return 2 * Math.acos(d);
+/** q[o..] := slerp(a[ao..], q[o..], w): from unit quaternion a toward q by w (shortest arc). */
+export function slerpInto(q, o, a, ao, w) {
+  let d = a[ao] * q[o] + a[ao + 1] * q[o + 1] + a[ao + 2] * q[o + 2] + a[ao + 3] * q[o + 3];
+  const sg = d < 0 ? -1 : 1;
+  d *= sg;
+  let ka = 1 - w, kb = w * sg;
+  if (d < 0.9995) {
+    const th = Math.acos(d), sn = Math.sin(th);
+    ka = Math.sin((1 - w) * th) / sn;
+    kb = sg * Math.sin(w * th) / sn;
+  }
+  let n = 0;
+  for (let i = 0; i < 4; i++) { q[o + i] = ka * a[ao + i] + kb * q[o + i]; n += q[o + i] * q[o + i]; }
+  n = Math.sqrt(n);
+  for (let i = 0; i < 4; i++) q[o + i] /= n;
 }
 
 const DEG = Math.PI / 180;

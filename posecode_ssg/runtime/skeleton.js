@@ -23,8 +23,8 @@ const _v = new Float64Array(3);
  */
 export class Skeleton {
   constructor(rig, avatarId) {
+    // avatar and bone order are checked before (validate.js; rig.json lists parents first)
     const av = rig.avatars[avatarId];
-    if (!av) throw new Error(`unknown avatar "${avatarId}"`);
     this.rig = rig;
     this.avatar = av;
     this.avatarId = avatarId;
@@ -34,51 +34,28 @@ export class Skeleton {
     this.boneCount = N;
     this.index = new Map(ids.map((id, i) => [id, i]));
     /** parent index per bone, −1 = the root node */
-    this.parent = new Int16Array(N);
-    this.offsets = new Float64Array(N * 3);
-    rig.bones.forEach((b, i) => {
-      const p = b.parent === null ? -1 : this.index.get(b.parent);
-      if (p === undefined || p >= i) throw new Error(`rig.json: bone "${b.id}" must follow its parent`);
-      this.parent[i] = p;
-      const o = av.offsets[b.id];
-      this.offsets.set(o, i * 3);
-    });
+    this.parent = Int16Array.from(rig.bones, (b) => (b.parent === null ? -1 : this.index.get(b.parent)));
+    this.offsets = Float64Array.from(rig.bones.flatMap((b) => av.offsets[b.id]));
     // landmarks
-    this.landmarkNames = Object.keys(av.landmarks);
-    const L = this.landmarkNames.length;
-    this.landmarkIndex = new Map(this.landmarkNames.map((n, i) => [n, i]));
-    this.landmarkBone = new Int16Array(L);
-    this.landmarkOffset = new Float64Array(L * 3);
-    this.landmarkNames.forEach((n, i) => {
-      this.landmarkBone[i] = this.index.get(av.landmarks[n].bone);
-      this.landmarkOffset.set(av.landmarks[n].offset, i * 3);
-    });
+    const names = (this.landmarkNames = Object.keys(av.landmarks)), L = names.length;
+    this.landmarkIndex = new Map(names.map((n, i) => [n, i]));
+    this.landmarkBone = Int16Array.from(names, (n) => this.index.get(av.landmarks[n].bone));
+    this.landmarkOffset = Float64Array.from(names.flatMap((n) => av.landmarks[n].offset));
     // mesh primitives for the lowest point (capsules, ellipsoids, sole boxes)
-    const segs = av.segments;
-    this.segFrom = new Int16Array(segs.length);
-    this.segTo = new Int16Array(segs.length); // ≥ 0 bone, < 0: −1 − landmark index
-    this.segR = new Float64Array(segs.length * 2);
-    segs.forEach((s, i) => {
-      this.segFrom[i] = this.index.get(s.from);
-      this.segTo[i] = this.index.has(s.to) ? this.index.get(s.to) : -1 - this.landmarkIndex.get(s.to);
-      this.segR.set(s.r, i * 2);
-    });
-    const vols = av.volumes;
-    this.volBone = new Int16Array(vols.length);
-    this.volAxes = new Float64Array(vols.length * 3);
-    this.volOffset = new Float64Array(vols.length * 3);
-    vols.forEach((v, i) => {
-      this.volBone[i] = this.index.get(v.bone);
-      for (let a = 0; a < 3; a++) this.volAxes[i * 3 + a] = v.r * v.scale[a];
-      this.volOffset.set(v.offset, i * 3);
-    });
+    const segs = av.segments, vols = av.volumes;
+    this.segFrom = Int16Array.from(segs, (s) => this.index.get(s.from));
+    // ≥ 0 bone, < 0: −1 − landmark index
+    this.segTo = Int16Array.from(segs, (s) => (this.index.has(s.to) ? this.index.get(s.to) : -1 - this.landmarkIndex.get(s.to)));
+    this.segR = Float64Array.from(segs.flatMap((s) => s.r));
+    this.volBone = Int16Array.from(vols, (v) => this.index.get(v.bone));
+    this.volAxes = Float64Array.from(vols.flatMap((v) => v.scale.map((k) => v.r * k)));
+    this.volOffset = Float64Array.from(vols.flatMap((v) => v.offset));
     this.soleBones = ["ankle_left", "ankle_right"].filter((b) => this.index.has(b)).map((b) => this.index.get(b));
-    this.soleCorners = new Float64Array(8 * 3);
-    let c = 0;
-    for (const sx of [-0.5, 0.5]) for (const sy of [-0.5, 0.5]) for (const sz of [-0.5, 0.5]) {
-      this.soleCorners[c++] = av.sole.center[0] + sx * av.sole.size[0];
-      this.soleCorners[c++] = av.sole.center[1] + sy * av.sole.size[1];
-      this.soleCorners[c++] = av.sole.center[2] + sz * av.sole.size[2];
+    // the 8 corners: corner k has half-size sign + on axis a when bit 2 − a of k is set
+    this.soleCorners = new Float64Array(24);
+    for (let c = 0; c < 24; c++) {
+      const a = c % 3;
+      this.soleCorners[c] = av.sole.center[a] + (((c / 3) >> (2 - a)) & 1 ? 0.5 : -0.5) * av.sole.size[a];
     }
     // world state
     this.rootPos = new Float64Array(3);

@@ -31,6 +31,12 @@ const players = new Set(), visible = new Set();
 export const stats = { frames: 0, draws: 0, drawMs: 0, solveMs: 0, contexts: 0 };
 let renderer = null, scene = null, contextLost = false, raf = 0, last = 0, dpr = 0, waiters = [], io = null, ro = null;
 
+/** A reader of the CSS custom properties on `el`: `v(name, fallback)` (themes set the colours). */
+export const cssVars = (el) => {
+  const css = getComputedStyle(el);
+  return (n, d) => css.getPropertyValue(n).trim() || d;
+};
+
 /** Mark every tracked player for a redraw, or only its canvas size too (`size`). */
 const dirtyAll = (size) => { for (const p of players) { p.dirty = true; if (size) p.sizeDirty = true; } };
 
@@ -97,8 +103,7 @@ function ensureRenderer() {
   });
   renderer = r;
   stats.contexts++;
-  const css = getComputedStyle(document.documentElement);
-  const v = (n, d) => css.getPropertyValue(n).trim() || d;
+  const v = cssVars(document.documentElement);
   scene = new Scene();
   scene.add(new HemisphereLight(new Color(v("--pc-sky", "#f4f6fb")), new Color(v("--pc-ground-light", "#7d746a")), 2.2));
   const sun = new DirectionalLight(0xffffff, 1.8);

@@ -125,14 +125,13 @@ export class Timeline {
     this.times = new Float64Array(K);
     for (let i = 0; i < n; i++) this.times[i + 1] = this.times[i] + phases[i].d;
     if (hasWrap) this.times[K - 1] = this.times[n] + motion.wrap;
+    /** segment durations (s), differences of the keyframe times so that a phase end is u = 1 exactly */
+    const dts = (this.dts = new Float64Array(S));
+    for (let s = 0; s < S; s++) dts[s] = this.times[s + 1] - this.times[s];
     /** loop length (s), the wrap included */
     this.duration = this.times[K - 1];
-    this.modes = [];
-    for (let i = 0; i < n; i++) this.modes.push(phases[i].m);
+    this.modes = phases.map((p) => p.m);
     if (hasWrap) this.modes.push("flow"); // the wrap keyframe is a rest keyframe (end of loop)
-    const dts = new Float64Array(S);
-    for (let s = 0; s < S; s++) dts[s] = this.times[s + 1] - this.times[s];
-    this.dts = dts;
 
     // --- channel keys, channel-major keys[c*K + k]: bone b's x, y, z angles (degrees) are
     // channels 3b…3b+2, then the root's yaw (radians), travel x and travel z (m)
@@ -185,15 +184,16 @@ export class Timeline {
 
   /**
    * Wrap `t` (s) into [0, duration) and return the segment index containing it (a keyframe time
-   * belongs to the segment that starts there).
+   * belongs to the segment that starts there); `this.u` is then the 0–1 position in it.
    */
   segmentAt(t) {
-    const T = this.times;
-    let x = t % this.duration;
-    if (x < 0) x += this.duration;
+    const T = this.times, D = this.duration;
+    let x = t % D;
+    if (x < 0) x += D;
     let s = 0;
     // a time within 1 ns of a keyframe belongs to the segment starting there
     while (s < this.segmentCount - 1 && x >= T[s + 1] - 1e-9) s++;
+    this.u = Math.min(1, Math.max(0, (x - T[s]) / this.dts[s]));
     return s;
   }
 
@@ -214,12 +214,8 @@ export class Timeline {
    * @returns {number} the segment index (phase index, or phaseCount for the wrap)
    */
   evaluate(t, outQ, outRoot) {
-    const s = this.segmentAt(t);
+    const s = this.segmentAt(t), u = this.u, w = 1 - u;
     const S = this.segmentCount, K = this.keyCount, N = this.boneCount, ch = this.chan;
-    let x = t % this.duration;
-    if (x < 0) x += this.duration;
-    const u = Math.min(1, Math.max(0, (x - this.times[s]) / this.dts[s]));
-    const w = 1 - u;
     // cubic Bézier in Bernstein form, every channel
     const B0 = w * w * w, B1 = 3 * u * w * w, B2 = 3 * u * u * w, B3 = u * u * u;
     for (let c = 0; c < ch.length; c++) {

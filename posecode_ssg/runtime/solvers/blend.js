@@ -15,8 +15,7 @@
  * changing at a step) does not jerk the free leg (eval's C1 metric): knees and ankles only (and
  * hips in a travelling gait's stance), not
  * the root nor a leg a pin or lock holds in this segment (that slid the planted foot), nor the
- * arms (the self-collision pass, before this one, could no longer keep them clear). Root slerp through the quaternion
- * logarithm (quat.js). A joint's offset is added in its joint angles e (quat.js `jointAngles`,
+ * arms (the self-collision pass, before this one, could no longer keep them clear). Root slerp: quat.js `slerpInto`. A joint's offset is added in its joint angles e (quat.js `jointAngles`,
  * the axes of its rig.json `rom` box) and the sum is clamped into the box (widened to the
  * unblended and the end angle): a quaternion slerp between an open and a gripping hand leaves the thumb's
  * box by 3.3°, and a box is convex only in these angles (timeline.js). A floor-bound figure is
@@ -24,9 +23,9 @@
  * @module solvers/blend
  */
 
-import { expScaled, fromEulerXYZ, jointAngles, log, mul, mulConjA } from "../quat.js";
+import { fromEulerXYZ, jointAngles, mul, slerpInto } from "../quat.js";
 
-const _v = new Float64Array(3), _q = new Float64Array(4), _e = new Float64Array(15);
+const _q = new Float64Array(4), _e = new Float64Array(15), ID = Float64Array.of(0, 0, 0, 1);
 /** Largest joint-angle offset (degrees) a rate blend may add (walk-cycle's touch-down needs 3.5°, pirouette's ~10°). */
 const RATE_DEG = 12;
 
@@ -59,7 +58,12 @@ export function setEntryBlend(plan, end, start, endV, startV, D) {
     // 24 -> 37 mm): a held leg's rate is left to its contact (offsetting it slid the planted
     // foot), an arm's to the self-collision pass before
     const held = !(plan.knee || []).includes(b) && !(plan.ankle || []).includes(b) && !(plan.stance && plan.hip.includes(b)) || holds(plan, b);
-    for (const o of [end.local, endV.local, startV.local]) { mulConjA(_q, 0, start.local, b * 4, o, b * 4); moved ||= Math.abs(_q[3]) < 1 - 1e-12; }
+    // moved: the rotation between the start and another solve (conj(start)·o, whose w is their dot product) is not 0
+    for (const o of [end.local, endV.local, startV.local]) {
+      let w = 0;
+      for (let i = b * 4; i < b * 4 + 4; i++) w += start.local[i] * o[i];
+      moved ||= Math.abs(w) < 1 - 1e-12;
+    }
     if (moved) for (const o of held ? [start, end, start, end] : [start, end, startV, endV]) offs.push(...o.local.subarray(b * 4, b * 4 + 4));
     if (moved) bones.push(b);
   }
@@ -115,8 +119,8 @@ export const entryBlend = {
     const k = 1 - u * u * (3 - 2 * u), g = T * u * (1 - u) * (1 - u);
     for (let a = 0; a < 3; a++) sk.rootPos[a] += k * p.blend[a];
     if (p.blendQ) {
-      log(_v, 0, p.blendQ, 0);
-      expScaled(_q, 0, _v, 0, k);
+      _q.set(p.blendQ);
+      slerpInto(_q, 0, ID, 0, k);   // slerp(1, ΔR, k)
       mul(sk.rootQ, 0, _q, 0, sk.rootQ, 0);
     }
     const bb = p.blendBones;

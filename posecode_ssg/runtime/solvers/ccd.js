@@ -47,10 +47,17 @@ export function setJoint(ctx, ch, k) {
   ctx.skeleton.forward(ctx.localQ);
 }
 
-function dist2(sk, ch, t) {
-  const p = sk.worldP, o = ch.end * 3;
-  const dx = p[o] - t[0], dy = p[o + 1] - t[1], dz = p[o + 2] - t[2];
-  return dx * dx + dy * dy + dz * dz;
+/** Distance (m) between point i of flat array `P` and point j of `Q` (both ×3 layouts). */
+export const span = (P, i, Q, j) => Math.hypot(P[i * 3] - Q[j * 3], P[i * 3 + 1] - Q[j * 3 + 1], P[i * 3 + 2] - Q[j * 3 + 2]);
+
+/**
+ * The local X axis of world rotation `W[b..]` (a hinge's axis: its parent's X), into `out`.
+ * @returns {Float64Array} out
+ */
+export function xAxis(W, b, out) {
+  const x = W[b * 4], y = W[b * 4 + 1], z = W[b * 4 + 2], w = W[b * 4 + 3];
+  out[0] = 1 - 2 * (y * y + z * z); out[1] = 2 * (x * y + w * z); out[2] = 2 * (x * z - w * y);
+  return out;
 }
 
 /**
@@ -84,29 +91,34 @@ export function rotateJoint(ctx, ch, k, r) {
   setJoint(ctx, ch, k);
 }
 
+/** Fill _a (joint j → end point e) and _b (joint j → target t), world vectors of `P`. */
+function arms(P, j, e, t) {
+  for (let i = 0; i < 3; i++) { _a[i] = P[e * 3 + i] - P[j * 3 + i]; _b[i] = t[i] - P[j * 3 + i]; }
+}
+
 /**
  * Swing ball joint k of `ch` so the end point heads for target `t` (world m): the swing step of
  * CCD and of the analytic two-bone solve (limb.js).
  */
 export function aim(ctx, ch, k, t) {
-  const P = ctx.skeleton.worldP, j = ch.bones[k], e = ch.end;
-  for (let i = 0; i < 3; i++) { _a[i] = P[e * 3 + i] - P[j * 3 + i]; _b[i] = t[i] - P[j * 3 + i]; }
+  arms(ctx.skeleton.worldP, ch.bones[k], ch.end, t);
   swing(ctx, ch, k);
 }
 
-function run(ctx, ch, n, t, stop) {
-  const sk = ctx.skeleton, P = sk.worldP, W = sk.worldQ, solver = ctx.rig.solver;
-  const stop2 = stop * stop;
-  for (let it = 0; it < solver.ccdIterations; it++) {
-    if (dist2(sk, ch, t) < stop2) return;
+/**
+ * CCD passes over the first `n` joints of `ch` toward `t` (world m): at most
+ * `solver.ccdIterations`, stopping within `stop` m (a one-joint chain: its ball joint swung).
+ */
+export function run(ctx, ch, n, t, stop = ctx.rig.solver.ccdStopDistance) {
+  const sk = ctx.skeleton, P = sk.worldP, W = sk.worldQ;
+  for (let it = 0; it < ctx.rig.solver.ccdIterations; it++) {
+    if (span(P, ch.end, t, 0) < stop) return;
     for (let k = n - 1; k >= 0; k--) {
-      const j = ch.bones[k], e = ch.end;
-      for (let i = 0; i < 3; i++) { _a[i] = P[e * 3 + i] - P[j * 3 + i]; _b[i] = t[i] - P[j * 3 + i]; }
-      const par = sk.parent[j];
+      const j = ch.bones[k];
+      arms(P, j, ch.end, t);
       if (k === 1) {
         // hinge: the parent's local X axis in the world
-        const x = W[par * 4], y = W[par * 4 + 1], z = W[par * 4 + 2], w = W[par * 4 + 3];
-        _u[0] = 1 - 2 * (y * y + z * z); _u[1] = 2 * (x * y + w * z); _u[2] = 2 * (x * z - w * y);
+        xAxis(W, sk.parent[j], _u);
         const au = _a[0] * _u[0] + _a[1] * _u[1] + _a[2] * _u[2], bu = _b[0] * _u[0] + _b[1] * _u[1] + _b[2] * _u[2];
         for (let i = 0; i < 3; i++) { _a[i] -= _u[i] * au; _b[i] -= _u[i] * bu; }
         const aa = _a[0] * _a[0] + _a[1] * _a[1] + _a[2] * _a[2], bb = _b[0] * _b[0] + _b[1] * _b[1] + _b[2] * _b[2];
@@ -130,16 +142,13 @@ function run(ctx, ch, n, t, stop) {
  * `stop` (m): the distance within which it stops (a grip asks for `solver.gripStopDistance`).
  */
 export function ccd(ctx, ch, t, hingeSign, keepWiden = false, stop = ctx.rig.solver.ccdStopDistance) {
-  const sk = ctx.skeleton, P = sk.worldP, q = ctx.localQ;
+  const P = ctx.skeleton.worldP, q = ctx.localQ;
   for (let k = 0; k < 2; k++) eulerOf(q, ch.bones[k] * 4, ch.eul, k * 3);
   if (!keepWiden) ch.wid.set(ch.eul);
   // pre-bend a too-straight limb (solve.py `_prebend`)
   const r = ch.bones[0], h = ch.bones[1], e = ch.end;
-  const a = Math.hypot(P[h * 3] - P[r * 3], P[h * 3 + 1] - P[r * 3 + 1], P[h * 3 + 2] - P[r * 3 + 2]);
-  const b = Math.hypot(P[e * 3] - P[h * 3], P[e * 3 + 1] - P[h * 3 + 1], P[e * 3 + 2] - P[h * 3 + 2]);
-  const d = Math.hypot(t[0] - P[r * 3], t[1] - P[r * 3 + 1], t[2] - P[r * 3 + 2]);
-  const reach = Math.hypot(P[e * 3] - P[r * 3], P[e * 3 + 1] - P[r * 3 + 1], P[e * 3 + 2] - P[r * 3 + 2]);
-  if (a >= 1e-6 && b >= 1e-6 && d < reach - 1e-3) {
+  const a = span(P, h, P, r), b = span(P, e, P, h), d = span(t, 0, P, r);
+  if (a >= 1e-6 && b >= 1e-6 && d < span(P, e, P, r) - 1e-3) {
     const c = Math.min(1, Math.max(-1, (d * d - a * a - b * b) / (2 * a * b)));
     const theta = Math.acos(c) * DEG;
     if (Math.abs(ch.eul[3]) < theta && ch.eul[3] * hingeSign >= -1e-9) {
@@ -150,7 +159,7 @@ export function ccd(ctx, ch, t, hingeSign, keepWiden = false, stop = ctx.rig.sol
   }
   ch.start.set(ch.eul);
   run(ctx, ch, 2, t, stop);
-  const d1 = Math.sqrt(dist2(sk, ch, t));
+  const d1 = span(P, e, t, 0);
   if (d1 <= stop) return;
   ch.first.set(ch.eul);
   ch.eul.set(ch.start);
@@ -158,7 +167,7 @@ export function ccd(ctx, ch, t, hingeSign, keepWiden = false, stop = ctx.rig.sol
   ch.eul[3] = 0;
   setJoint(ctx, ch, 1);
   run(ctx, ch, 1, t, stop);
-  if (Math.sqrt(dist2(sk, ch, t)) > d1) {
+  if (span(P, e, t, 0) > d1) {
     ch.eul.set(ch.first);
     setJoint(ctx, ch, 0);
     setJoint(ctx, ch, 1);

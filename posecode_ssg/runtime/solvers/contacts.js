@@ -27,14 +27,11 @@ export function resolveContacts(phase, rig, skeleton) {
   const add = (kind, effector, anchor) => {
     const floor = anchor === "floor";
     let bone = -1, point = null;
-    if (effector === "back") {
-      point = null;
-    } else {
-      const boneId = rig.effectors[effector] || effector;
+    if (effector !== "back") {
+      const boneId = rig.effectors[effector] || effector, [limb, side] = effector.split("_");
       bone = skeleton.index.has(boneId) ? skeleton.index.get(boneId) : -1;
-      const side = effector.endsWith("_left") ? "left" : effector.endsWith("_right") ? "right" : null;
-      if (effector.startsWith("foot_")) point = floor ? `toe_${side}` : `sole_${side}`;
-      else if (effector.startsWith("hand_") && kind !== "grip") point = `palm_${side}`;
+      if (limb === "foot") point = `${floor ? "toe" : "sole"}_${side}`;
+      else if (limb === "hand" && kind !== "grip") point = `palm_${side}`;
     }
     let target = null, targetName = null;
     if (!floor) {

@@ -16,9 +16,10 @@
  * @module solvers/limb
  */
 
-import { aim, eulerOf, rotateJoint, setJoint } from "./ccd.js";
+import { aim, eulerOf, rotateJoint, setJoint, xAxis } from "./ccd.js";
 
 const DEG = 180 / Math.PI;
+const _r = new Float64Array(4);
 
 /**
  * Put the end joint of chain `ch` (solvers/ccd.js `makeChain`) on target `t` (world m).
@@ -28,12 +29,11 @@ const DEG = 180 / Math.PI;
  * @param {number} sign the hinge's natural bend: +1 knee, −1 elbow
  */
 export function twoBone(ctx, ch, t, sign = 1) {
-  const sk = ctx.skeleton, P = sk.worldP, W = sk.worldQ;
+  const sk = ctx.skeleton, P = sk.worldP;
   for (let k = 0; k < 2; k++) eulerOf(ctx.localQ, ch.bones[k] * 4, ch.eul, k * 3);
   ch.wid.set(ch.eul);
-  const h = ch.bones[0] * 3, kn = ch.bones[1] * 3, e = ch.end * 3, b4 = ch.bones[0] * 4;
-  const x = W[b4], y = W[b4 + 1], z = W[b4 + 2], w = W[b4 + 3];
-  const ux = 1 - 2 * (y * y + z * z), uy = 2 * (x * y + w * z), uz = 2 * (x * z - w * y);
+  const h = ch.bones[0] * 3, kn = ch.bones[1] * 3, e = ch.end * 3;
+  const u = xAxis(sk.worldQ, ch.bones[0], _r), ux = u[0], uy = u[1], uz = u[2];
   const vx = P[e] - P[kn], vy = P[e + 1] - P[kn + 1], vz = P[e + 2] - P[kn + 2];
   const vu = vx * ux + vy * uy + vz * uz;
   const px = vx - ux * vu, py = vy - uy * vu, pz = vz - uz * vu;            // v⊥
@@ -65,8 +65,6 @@ export function twoBone(ctx, ch, t, sign = 1) {
   }
   aim(ctx, ch, 0, t);
 }
-
-const _r = new Float64Array(4);
 
 /**
  * Keep a planted foot's heading (issue 5: a hip turned out or in must not turn a planted foot):

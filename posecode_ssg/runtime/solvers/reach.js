@@ -31,9 +31,12 @@
  * @module solvers/reach
  */
 
-import { aim, ccd, eulerOf, makeChain } from "./ccd.js";
+import { ccd, eulerOf, makeChain, run } from "./ccd.js";
+import { slerpInto } from "../quat.js";
 import { contactHeight, contactHeightRule } from "./plan.js";
 import { clearFreeLimbs } from "./root.js";
+
+export { slerpInto };   // selfcollision.js imports it from here
 
 const CHAINS = { hand: ["shoulder", "elbow", "wrist"], fist: ["shoulder", "elbow", "wrist"], elbow: ["shoulder", "elbow"],
   foot: ["hip", "knee", "ankle"], knee: ["hip", "knee"] };
@@ -81,23 +84,6 @@ function segmentReaches(ctx) {
   return st[s];
 }
 
-/** q[o..] := slerp(a[ao..], q[o..], w): from quaternion a toward q by w (shortest arc). */
-export function slerpInto(q, o, a, ao, w) {
-  let d = a[ao] * q[o] + a[ao + 1] * q[o + 1] + a[ao + 2] * q[o + 2] + a[ao + 3] * q[o + 3];
-  const sg = d < 0 ? -1 : 1;
-  d *= sg;
-  let ka = 1 - w, kb = w * sg;
-  if (d < 0.9995) {
-    const th = Math.acos(d), sn = Math.sin(th);
-    ka = Math.sin((1 - w) * th) / sn;
-    kb = sg * Math.sin(w * th) / sn;
-  }
-  let n = 0;
-  for (let i = 0; i < 4; i++) { q[o + i] = ka * a[ao + i] + kb * q[o + i]; n += q[o + i] * q[o + i]; }
-  n = Math.sqrt(n);
-  for (let i = 0; i < 4; i++) q[o + i] /= n;
-}
-
 function solveOne(ctx, r) {
   const sk = ctx.skeleton, P = sk.worldP, ch = r.ch, b = ch.end, solver = ctx.rig.solver;
   if (r.floor) {
@@ -137,12 +123,7 @@ function solveOne(ctx, r) {
   ch.wid.set(ch.eul);
   for (let round = 0; round < (r.floor ? 3 : 1); round++) {
     if (round) { sk.measureLowest(); _t[1] = contactHeight(sk, r.rule); }
-    const stop2 = solver.ccdStopDistance * solver.ccdStopDistance;
-    for (let it = 0; it < solver.ccdIterations; it++) {
-      const dx = P[b * 3] - _t[0], dy = P[b * 3 + 1] - _t[1], dz = P[b * 3 + 2] - _t[2];
-      if (dx * dx + dy * dy + dz * dz < stop2) break;
-      aim(ctx, ch, 0, _t);
-    }
+    run(ctx, ch, 1, _t);   // the ball joint swung (ccd.js)
   }
 }
 
