@@ -21,7 +21,7 @@ DIST = REPO / "posecode_ssg" / "runtime" / "dist"
 def test_three_and_esbuild_are_pinned_exactly_and_locked():
     pkg = json.loads((REPO / "package.json").read_text())
     lock = json.loads((REPO / "package-lock.json").read_text())
-    for section, name in (("dependencies", "three"), ("devDependencies", "esbuild")):
+    for section, name in (("dependencies", "three"), ("devDependencies", "esbuild"), ("devDependencies", "terser")):
         spec = pkg[section][name]
         assert re.fullmatch(r"\d+\.\d+\.\d+", spec), f"{name} must be pinned exactly, got {spec!r}"
         assert lock["packages"][f"node_modules/{name}"]["version"] == spec
@@ -29,6 +29,7 @@ def test_three_and_esbuild_are_pinned_exactly_and_locked():
     # three >= 0.186 ships no minified build: the bundle step is what makes it small
     assert tuple(int(x) for x in pkg["dependencies"]["three"].split(".")) >= (0, 186, 0)
     assert "--bundle" in pkg["scripts"]["build"] and "--minify" in pkg["scripts"]["build"]
+    assert "&& terser " in pkg["scripts"]["build"] and "--comments some" in pkg["scripts"]["build"]   # licence kept
     assert "posecode_ssg/runtime/dist/posecode-runtime.js" in pkg["scripts"]["build"]
 
 
@@ -64,7 +65,7 @@ OWN_CODE_BUDGET = 25 * 1024
 
 def own_code(tmp: Path) -> bytes:
     """Our runtime with three.js left out, built by the steps of package.json's build script
-    with ``three`` external and the output in ``tmp`` (bench/runtime.py
+    (esbuild, then terser) with ``three`` external and the output in ``tmp`` (bench/runtime.py
     prints its size too)."""
     script = json.loads((REPO / "package.json").read_text())["scripts"]["build"]
     out = str(tmp / "own.js")
