@@ -407,3 +407,26 @@ def test_a_foot_reaching_down_from_the_box_leaves_the_box_pin_alone_at_60_hz(rt_
     assert phase
     worst = max((math.dist(s["lm"]["sole_right"], (0.0, 0.30, 0.30)), s["t"]) for s in phase)
     assert worst[0] * 1000 <= LIMIT_MM, f"right sole {worst[0] * 1000:.1f} mm off the box at t={worst[1]:.3f}"
+
+
+@pytest.mark.parametrize("case, name, free", [("pc-ground-lock-effectors", "pivot", "left"),
+                                              ("mo-joint-direction-signs", "directions", "left")])
+def test_a_free_leg_near_the_floor_never_lifts_the_locked_foot_at_60_hz(rt_page, runtime_site, case, name, free):
+    """Issue 5: while a foot is ground-locked on the floor, a free leg near the floor is cleared
+    within its own chain (root.js ``clearFreeLimbs``: toe up at the ankle, knee flex, hip
+    abduction), never by the floor clamp lifting the body off its support. pivot "Cross" (hip
+    adduct 25, turn 70 on the right foot): the self-collision push of the crossing leg took its
+    toe through the floor and the clamp lifted the locked right foot 9.6 mm (heel and toe);
+    directions "Toes up" (ankle_left dorsiflex 15): the free heel went under the floor and the
+    body rose 9.6 mm. Now the locked foot's heel and toe stay within 5 mm of the floor at every
+    60 Hz sample of every segment that locks it, and the free foot is not in the floor."""
+    doc = bug_case(case, name)
+    samples = sample_loop(rt_page, runtime_site, {name: doc})[name]
+    locked = [s for s in samples if 0 <= s["segment"] < len(doc["phases"])
+              and doc["phases"][s["segment"]].get("gl")]
+    assert len(locked) > 60
+    lock = "right" if free == "left" else "left"
+    worst = max((max(abs(s["lm"][f"heel_{lock}"][1]), abs(s["lm"][f"toe_{lock}"][1])), s["t"]) for s in locked)
+    assert worst[0] * 1000 <= LIMIT_MM, f"locked {lock} foot {worst[0] * 1000:.1f} mm off the floor at t={worst[1]:.3f}"
+    low = min((min(s["lm"][f"heel_{free}"][1], s["lm"][f"toe_{free}"][1]), s["t"]) for s in locked)
+    assert low[0] * 1000 >= -LIMIT_MM, f"free {free} foot {-low[0] * 1000:.1f} mm in the floor at t={low[1]:.3f}"

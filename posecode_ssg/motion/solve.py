@@ -671,9 +671,10 @@ def _clear_free_limbs(pose: _Pose, kf, reached: bool = False, arriving: frozense
     it, the hip abducting (:func:`_hinge_up`); ``clearanceIterations`` rounds. The floor is y = 0,
     or the rest of the body's lowest point while a pin or the feet hold it below (the floor clamp
     lifts the figure afterwards); the knee and hip leave it a graze of ``plantTolerance`` / 5. A
-    foot on its heel is not turned at the ankle (that would drive the heel down): with its ankle
-    dorsiflexed it stands on the heel on purpose, a support the body rises over; else the knee
-    lifts it. With ``reached``, each foot that reaches for the floor (neither locked nor pinned),
+    foot on its heel is not turned at the ankle (that would drive the heel down): the knee lifts
+    it; with its toes up on purpose (ankle dorsiflexed) the hip and knee set it down on its heel
+    with its pitch kept (:func:`_heel_on_floor`) — the body is never raised off its locked support
+    over a free heel. Run again after the self-collision push. With ``reached``, each foot that reaches for the floor (neither locked nor pinned),
     after the reaches: a brushing foot (tendu, a tap coming down) is kept out of the floor instead
     of lifting the standing foot (but one on its heel is left there: a foot set down flat). On its
     heel or not is decided once per phase for the first round (:func:`_heel_down`, ``decided``
@@ -708,11 +709,15 @@ def _clear_free_limbs(pose: _Pose, kf, reached: bool = False, arriving: frozense
             if min(low[ankle], low[knee]) >= fl - 1e-4:
                 break
             if heel[1] <= toe[1] if it else decided[(s, reached)]:
-                # on its heel: turning the toes up would drive the heel down; with the ankle
-                # flexed (toes up on purpose) it is a support the body rises over, else the knee
-                # lifts it (a foot reaching for the floor is left on it)
-                if pose.euler[ankle][0] < 0 or reached:
+                # on its heel: turning the toes up would drive the heel down; a foot reaching for
+                # the floor is left on it, one with its toes up on purpose (ankle dorsiflexed) is
+                # set down on its heel by its own leg (the body rose off its locked support), else
+                # the knee lifts it (below)
+                if reached:
                     break
+                if pose.euler[ankle][0] < 0:
+                    _heel_on_floor(pose, s, fl - low[ankle])
+                    continue
             else:
                 _hinge_up(pose, ankle, toe, fl - low[ankle])
             w = pose.world()
@@ -724,6 +729,21 @@ def _clear_free_limbs(pose: _Pose, kf, reached: bool = False, arriving: frozense
                 low = pose.world().lowest_by_bone((ankle, knee))
             if low[knee] < graze:
                 _hinge_up(pose, f"hip_{s}", pose.world().pos[knee].copy(), graze - low[knee], 2)
+
+
+def _heel_on_floor(pose: _Pose, side: str, dy: float) -> None:
+    """A free foot with its toes up on purpose, through the floor on its heel, rises by ``dy`` (m)
+    with its pitch kept: the hip flexes until the knee is ``dy`` higher (:func:`_hinge_up`) and the
+    knee bends back by as much, so the shank and foot keep their orientation and only rise (the
+    heel coming forward: a heel set down ahead, toes up). Flexing the knee alone would pitch the
+    toes down by its angle (15° of dorsiflexion showed 7°). Same rule in
+    runtime/solvers/root.js ``clearFreeLimbs``."""
+    hip, knee = f"hip_{side}", f"knee_{side}"
+    x0 = pose.euler[hip][0]
+    _hinge_up(pose, hip, pose.world().pos[knee].copy(), dy, 0, True)
+    e = list(pose.euler[knee])
+    e[0] -= pose.euler[hip][0] - x0
+    pose.set_euler(knee, tuple(e))
 
 
 def _heel_down(w: World | None, side: str) -> bool:
@@ -1382,6 +1402,8 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
         # self-collision (KR §10.2, collide.py): free limbs kept out of the torso and the other leg
         held = {c.effector for c in list(kf.pins) + list(kf.grips) + list(kf.reaches)}
         resolve_self_collision(pose, set(kf.ground_lock) | held, held)
+        if stands:   # a free leg the push took through the floor: cleared in its chain, not by the clamp
+            _clear_free_limbs(pose, kf, arriving=arriving, start=prev_world, decided=decided)
 
         # floor clamp (KR §6.1 step 14): floor-bound phases touch the floor, no phase sinks
         floor_bound = not grip_targets and all(c.target == FLOOR for c, _ in pin_targets)

@@ -17,7 +17,8 @@
  *   7. `reach`           CCD within the ROM boxes, blended across boundaries; residual
  *                        reported by sample() contacts (KR §7, §5.3)             (reach.js)
  *   8. `self-collision`  bounded shoulder/hip push of free limbs out of the torso and the
- *                        other leg (KR §10.2), then the floor clamp of limb changes (selfcollision.js)
+ *                        other leg (KR §10.2), free legs cleared of the floor again in their
+ *                        own chain, then the floor clamp of limb changes (selfcollision.js)
  *   9. `floor-clamp`     floor-bound phases touch the floor, none sinks (KR §6.1 step 14);
  *                        foot-lifted warning for a held foot left off the floor   (root.js)
  *  10. `entry-blend`     the offset between the previous phase's solved end and this segment's

@@ -11,6 +11,7 @@
  */
 
 import { contactHeight, holdMu } from "./plan.js";
+import { grounding } from "./grounding.js";
 import { fromEulerXYZ, jointAngles, mul, rotateVec } from "../quat.js";
 import { ccd } from "./ccd.js";
 import { holdUppers, palmDown, upperGap } from "./hands.js";
@@ -37,7 +38,7 @@ function levelFoot(ctx, side, authored) {
   if (keep >= 1) return NaN;
   const needed = flatAnkle(ctx, side), box = ctx.plan.ankleBox;
   const used = Math.min(Math.max(needed, box[2 * side]), box[2 * side + 1]);
-  setAnkle(ctx, side, (1 - keep) * used + keep * authored);
+  setX(ctx, ctx.plan.ankle[side] * 4, (1 - keep) * used + keep * authored);
   _level.needed = needed; _level.used = used;
   return keep > 0 ? NaN : needed - used;
 }
@@ -48,9 +49,9 @@ function flatAnkle(ctx, side) {
   return Math.atan2(2 * (y * z - qw * x), 1 - 2 * (x * x + z * z)) * DEG;
 }
 
-/** Set `side`'s ankle to x = `deg` degrees (its y and z are locked) and re-pose. */
-function setAnkle(ctx, side, deg) {
-  const q = ctx.localQ, o = ctx.plan.ankle[side] * 4, a = deg / DEG;
+/** Set the joint whose local rotation is at `o` of `localQ` (an ankle, a knee: y and z locked) to x = `deg` degrees and re-pose. */
+function setX(ctx, o, deg) {
+  const q = ctx.localQ, a = deg / DEG;
   q[o] = Math.sin(0.5 * a); q[o + 1] = 0; q[o + 2] = 0; q[o + 3] = Math.cos(0.5 * a);
   ctx.skeleton.forward(q);
 }
@@ -242,7 +243,7 @@ function pivotOnFeet(ctx) {
   }
 }
 
-/** Drop the locked feet onto the floor (lowest foot point at y = 0); returns the old height. */
+/** Drop the locked feet onto the floor (lowest foot point at y = 0). */
 function dropFeet(sk, p) {
   sk.measureLowest();
   let low = Infinity;
@@ -251,7 +252,6 @@ function dropFeet(sk, p) {
   for (let k = 0; k < p.lockFeet.length; k++) if ((p.lockHeld[k] || !any) && sk.lowestByBone[p.lockAnkles[k]] < low) low = sk.lowestByBone[p.lockAnkles[k]];
   sk.translate(0, -low, 0);
   for (let k = 0; k < p.lockFeet.length; k++) sk.lowestByBone[p.lockAnkles[k]] -= low;
-  return 0;
 }
 
 /**
@@ -348,7 +348,7 @@ function stance(ctx, pins) {
  * joint's rig.json `rom` range (widened to its angle) keeps best, then with `wideFirst` the one
  * toward the wider end of the range (a knee flexes; a hip abducts, the knee going round the
  * outside: the choice does not flip from frame to frame), then the nearest zero;
- * clamped to the range (solve.py `_hinge_up`).
+ * clamped to the range (solve.py `_hinge_up`). Returns the turn (degrees).
  */
 function hingeUp(ctx, j, V, o, dy, ax = 0, wideFirst = ax > 0) {
   const sk = ctx.skeleton, P = sk.worldP, q = ctx.localQ, a = j * 3, qo = j * 4, rom = ctx.rig.rom[sk.boneIds[j]], e = _he, U = _hq;
@@ -360,7 +360,7 @@ function hingeUp(ctx, j, V, o, dy, ax = 0, wideFirst = ax > 0) {
   const ru = rx * ux + ry * uy + rz * uz;
   const px = rx - ux * ru, py = ry - uy * ru, pz = rz - uz * ru;
   const A = py, B = uz * px - ux * pz, R = Math.hypot(A, B);
-  if (R < 1e-9) return;
+  if (R < 1e-9) return 0;
   const phi = Math.atan2(B, A), ac = Math.acos(Math.min(1, Math.max(-1, (py + dy) / R)));
   const r = ax ? rom.z : rom.x, x0 = e[ax], lo = Math.min(r[0], x0), hi = Math.max(r[1], x0), wide = wideFirst ? r[0] + r[1] : 0;
   let best = x0, key = Infinity;
@@ -373,8 +373,10 @@ function hingeUp(ctx, j, V, o, dy, ax = 0, wideFirst = ax > 0) {
   e[ax] = best;
   fromEulerXYZ(q, qo, e[0], e[1], e[2]);
   sk.forward(q);
+  return best - x0;
 }
 const _he = new Float64Array(3), _hq = new Float64Array(4);
+
 
 /**
  * Swing clearance (solve.py `_clear_free_limbs`): while the body rests on a ground-locked or
@@ -384,9 +386,12 @@ const _he = new Float64Array(3), _hq = new Float64Array(4);
  * range leaves, the knee flexes away (the lowest of toe, heel and ankle joint rises by the depth);
  * a knee still through the floor goes round it, the hip abducting ({@link hingeUp}); at most
  * `solver.clearanceIterations` rounds. A foot on its heel is not turned at the ankle (that
- * would drive the heel down): with its ankle dorsiflexed it stands on the heel on purpose, a
- * support the floor clamp raises the body over; else the knee lifts it, unless it reaches for
- * the floor (`plan.reachSwing`, after the reach: a foot set down flat rests on its heel).
+ * would drive the heel down): the knee lifts it; with its toes up on purpose (ankle dorsiflexed)
+ * the hip flexes and the knee bends back by as much, setting it down on its heel with its pitch
+ * kept (solve.py `_heel_on_floor`) — the body
+ * is never raised off its locked support over a free heel — unless it reaches for the floor
+ * (`plan.reachSwing`, after the reach: a foot set down flat rests on its heel). The
+ * self-collision pass runs it again after its leg push (selfcollision.js).
  */
 export function clearFreeLimbs(ctx, sw = ctx.plan.swing) {
   const sk = ctx.skeleton, P = sk.worldP, L = sk.landmarkP, lb = sk.lowestByBone, q = ctx.localQ;
@@ -399,7 +404,7 @@ export function clearFreeLimbs(ctx, sw = ctx.plan.swing) {
   // a leg swinging out): flexing a knee over a flat foot first dips its toes
   const graze = fl - 0.2 * ctx.rig.solver.plantTolerance, reached = sw !== ctx.plan.swing;
   for (let i = 0; i < sw.length; i++) {
-    const f = sw[i], a = f.ankle * 3, h = f.heel * 3, t = f.toe * 3;
+    const f = sw[i], a = f.ankle * 3, h = f.heel * 3, t = f.toe * 3, k = f.knee * 4;
     // on its heel or not: decided once per phase for the first round (a flat foot's tie flipped the
     // branch from frame to frame: grapevine's knee jumped ~800 rad/s): on its heel when the heel is
     // no higher than the toe (1 mm) at both keyframes, the phase's start (plan.js) and end (its
@@ -409,10 +414,19 @@ export function clearFreeLimbs(ctx, sw = ctx.plan.swing) {
       sk.measureLowest();
       if (!(Math.min(lb[f.ankle], lb[f.knee]) < fl - 1e-4)) break;
       if (it ? L[h + 1] <= L[t + 1] : f.heelDown) {
-        // on its heel: turning the toes up would drive the heel down; with the ankle flexed
-        // (toes up on purpose) it is a support and the body rises over it, else the knee lifts it
-        // (a foot reaching for the floor is left on it)
-        if (q[f.ankle * 4] < 0 || reached) break;
+        // on its heel: turning the toes up would drive the heel down; a foot reaching for the
+        // floor is left on it, one with its toes up on purpose (ankle dorsiflexed) is set down on
+        // its heel by its own leg (the body rose off its locked support: directions' toes-up foot
+        // lifted the held one 9.6 mm), else the knee lifts it (below)
+        if (reached) break;
+        if (q[f.ankle * 4] < 0) {
+          // toes up on purpose (ankle dorsiflexed): the hip flexes until the knee is as much
+          // higher as the heel is low and the knee bends back by as much, so the shank and foot
+          // keep their orientation and only rise, the heel coming forward (flexing the knee alone
+          // pitched 15° of dorsiflexion down to 7°); the knee has x only (rig.json rom)
+          setX(ctx, k, 2 * Math.atan2(q[k], q[k + 3]) * DEG - hingeUp(ctx, sk.parent[f.knee], P, f.knee * 3, fl - lb[f.ankle], 0, true));
+          continue;
+        }
       } else hingeUp(ctx, f.ankle, L, t, fl - lb[f.ankle]);
       sk.measureLowest();
       if (lb[f.ankle] < graze) {
@@ -493,7 +507,7 @@ function rehold(ctx, q) {
     const e = holdError(ctx, q.print, 0, q.lm), a = q.bone * 3, off = ankleX(ctx, side) - flatAnkle(ctx, side);
     T[0] = P[a] + e[0]; T[1] = P[a + 1]; T[2] = P[a + 2] + e[1];
     twoBone(ctx, q.chain, T);
-    setAnkle(ctx, side, Math.min(Math.max(flatAnkle(ctx, side) + off, box[2 * side]), box[2 * side + 1]));
+    setX(ctx, ctx.plan.ankle[side] * 4, Math.min(Math.max(flatAnkle(ctx, side) + off, box[2 * side]), box[2 * side + 1]));
   }
 }
 
@@ -537,10 +551,7 @@ export const floorClamp = {
   name: "floor-clamp",
   run(ctx) {
     const p = ctx.plan, sk = ctx.skeleton;
-    if (p.lockFeet.length || p.pins.length || p.grips.length) {
-      const low = sk.measureLowest();
-      if (Number.isFinite(low) && (ctx.floorBound || low < 0)) sk.translate(0, -low, 0);
-    }
+    if (p.lockFeet.length || p.pins.length || p.grips.length) grounding.run(ctx);   // (grounding.js)
     // a firmly held locked foot that the rest of the pose keeps off the floor is reported
     const L = sk.landmarkP, tol = 0.5 * ctx.rig.solver.plantTolerance;   // so heel and toe stay within the tolerance
     for (let k = 0; k < p.lockFeet.length; k++) {

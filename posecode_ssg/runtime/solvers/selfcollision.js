@@ -22,8 +22,9 @@
  *   sample along its push, same cap and box); a limb whose reach is ending (reach.js
  *   `ctx.leaving`) gets the correction slerped in by 1 − the reach's weight, so the boundary is
  *   continuous and the phase end is the keyframe solve's.
- * Then, when this or an earlier limb pass (props, reach) changed the pose, the floor clamp of the
- * numpy solve: a floor-bound phase touches the floor, none sinks (KR §6.1 step 14).
+ * Then a free leg of a body standing on a locked or floor-pinned contact is cleared of the floor
+ * within its own chain (root.js `clearFreeLimbs`), and, when this or an earlier limb pass (props,
+ * reach) changed the pose, the floor clamp of the numpy solve: a floor-bound phase touches the floor, none sinks (KR §6.1 step 14).
  * Pure function of the pose (no state kept between frames); nothing is allocated per frame.
  * @module solvers/selfcollision
  */
@@ -31,6 +32,8 @@
 import { eulerOf, makeChain } from "./ccd.js";
 import { turnJoint } from "./props.js";
 import { slerpInto } from "./reach.js";
+import { clearFreeLimbs } from "./root.js";
+import { grounding } from "./grounding.js";
 
 const DEG = 180 / Math.PI;
 const FR = [0.15, 0.45, 0.75, 1];
@@ -230,9 +233,9 @@ export const selfCollision = {
         sk.forward(ctx.localQ);
       }
     }
-    if (ctx.limbsMoved) {
-      const low = sk.measureLowest();
-      if (Number.isFinite(low) && (ctx.floorBound || low < 0)) sk.translate(0, -low, 0);
-    }
+    // a free leg the push took through the floor is cleared in its own chain, not by the clamp
+    // lifting the body off its locked feet (pivot's crossing leg lifted the held foot 9.6 mm)
+    if (ctx.plan.swing.length) clearFreeLimbs(ctx);
+    if (ctx.limbsMoved) grounding.run(ctx);   // the floor clamp (grounding.js)
   },
 };
