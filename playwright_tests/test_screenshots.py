@@ -51,7 +51,7 @@ MOVEMENTS = [
     ("wall-leg-swings", "props/wall-leg-swings/", 0, "wall, reach hand to wall, single-foot ground-lock, "
      "front view (the figure turns side-on: the swinging leg in profile)"),
     ("box-step-up", "props/box-step-up/", 0, "box, pin foot on the box"),
-    ("pivot-turns", "dance/pivot-turns/", 0, "turn (two half turns), pin and reach feet"),
+    ("pivot-turns", "dance/pivot-turns/", 0, "turn (two half turns on the balls of the feet), reach feet"),
     ("box-step", "dance/box-step/", 0, "travel (a square), front view"),
     ("finger-and-thumb-mobility", "rehab/finger-and-thumb-mobility/", 0, "neutral, fingers and thumbs",
      ["ArrowLeft"] * 3 + ["ArrowUp"] + ["+"] * 6, "palm_right"),
