@@ -48,6 +48,15 @@ export function slerpInto(q, o, a, ao, w) {
   for (let i = 0; i < 4; i++) q[o + i] /= n;
 }
 
+/** Row-major 3×3 rotation matrix of unit quaternion `q[o..o+3]` into `m`. */
+export function matrix(q, o, m) {
+  const x = q[o], y = q[o + 1], z = q[o + 2], w = q[o + 3];
+  m[0] = 1 - 2 * (y * y + z * z); m[1] = 2 * (x * y - w * z); m[2] = 2 * (x * z + w * y);
+  m[3] = 2 * (x * y + w * z); m[4] = 1 - 2 * (x * x + z * z); m[5] = 2 * (y * z - w * x);
+  m[6] = 2 * (x * z - w * y); m[7] = 2 * (y * z + w * x); m[8] = 1 - 2 * (x * x + y * y);
+  return m;
+}
+
 const DEG = Math.PI / 180;
 
 /**
@@ -69,18 +78,12 @@ export function fromEulerXYZ(out, oi, xDeg, yDeg, zDeg) {
 /** XYZ Euler degrees of the quaternion q[o..] into out[oi..] (the inverse of
  * {@link fromEulerXYZ}; solve.py `matrix_to_euler`): y in [−90°, 90°]; at |y| = 90° z is 0. */
 export function eulerOf(q, o, out, oi) {
-  const x = q[o], y = q[o + 1], z = q[o + 2], w = q[o + 3];
-  const m02 = 2 * (x * z + w * y);
-  const sb = Math.min(1, Math.max(-1, m02));
+  const m = matrix(q, o, _em), sb = Math.min(1, Math.max(-1, m[2]));
   out[oi + 1] = Math.asin(sb) / DEG;
-  if (Math.abs(sb) < 0.9999999) {
-    out[oi] = Math.atan2(-2 * (y * z - w * x), 1 - 2 * (x * x + y * y)) / DEG;
-    out[oi + 2] = Math.atan2(-2 * (x * y - w * z), 1 - 2 * (y * y + z * z)) / DEG;
-  } else {
-    out[oi] = Math.atan2(2 * (y * z + w * x), 1 - 2 * (x * x + z * z)) / DEG;
-    out[oi + 2] = 0;
-  }
+  out[oi] = (Math.abs(sb) < 0.9999999 ? Math.atan2(-m[5], m[8]) : Math.atan2(m[7], m[4])) / DEG;
+  out[oi + 2] = Math.abs(sb) < 0.9999999 ? Math.atan2(-m[1], m[0]) / DEG : 0;
 }
+const _em = new Float64Array(9);
 
 const _j = new Float64Array(6);
 

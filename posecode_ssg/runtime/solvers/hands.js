@@ -9,7 +9,7 @@
 
 import { contactHeight, contactHeightRule } from "./plan.js";
 import { aim, eulerOf, makeChain } from "./ccd.js";
-import { fromEulerXYZ, jointAngles, mul } from "../quat.js";
+import { fromEulerXYZ, jointAngles, matrix, mul } from "../quat.js";
 import { twoBone } from "./limb.js";
 
 const _t = new Float64Array(3), _a = new Float64Array(2);
@@ -126,14 +126,6 @@ function palmCost(psi) {
     0.25 * Math.max(0, Math.abs(Math.atan2(Math.sin(dh), Math.cos(dh)) * DEG) - 20);
 }
 
-/** Row-major 3×3 rotation matrix of unit quaternion `q[o..o+3]` into `m`. */
-function matrix(q, o, m) {
-  const x = q[o], y = q[o + 1], z = q[o + 2], w = q[o + 3];
-  m[0] = 1 - 2 * (y * y + z * z); m[1] = 2 * (x * y - w * z); m[2] = 2 * (x * z + w * y);
-  m[3] = 2 * (x * y + w * z); m[4] = 1 - 2 * (x * x + z * z); m[5] = 2 * (y * z - w * x);
-  m[6] = 2 * (x * z - w * y); m[7] = 2 * (y * z + w * x); m[8] = 1 - 2 * (x * x + y * y);
-  return m;
-}
 const _e = new Float64Array(6), _f = new Float64Array(4), _m = new Float64Array(9), _r = new Float64Array(9);
 let RW, PRO = 1, YE = 0, PREF = 0;
 

@@ -25,37 +25,13 @@
  * @module solvers/props
  */
 
-import { mul } from "../quat.js";
 import { eulerOf, makeChain, setJoint } from "./ccd.js";
 import { twoBone } from "./limb.js";
-import { slerpInto } from "./reach.js";
+import { slerpInto } from "../quat.js";
 
 const DEG = 180 / Math.PI;
 const T4 = [0, 0.33, 0.66, 1];
-const _q = new Float64Array(4), _r = new Float64Array(4), _s = new Float64Array(4);
 const _p = new Float64Array(3);
-
-/**
- * Turn joint k of chain `ch` by `ang` radians about the unit world axis (ax, ay, az), the turn
- * premultiplied in the world (local' = parent⁻¹ · R · parent · local, solve.py's
- * `parent_rot.T @ Rd @ parent_rot @ local`), then clamp its Euler angles into the box widened to
- * `ch.wid` and re-pose. The caller sets `ch.wid` (the incoming angles).
- */
-export function turnJoint(ctx, ch, k, ax, ay, az, ang) {
-  const W = ctx.skeleton.worldQ, j = ch.bones[k], par = ctx.skeleton.parent[j];
-  const s = Math.sin(0.5 * ang);
-  _q[0] = ax * s; _q[1] = ay * s; _q[2] = az * s; _q[3] = Math.cos(0.5 * ang);
-  if (par < 0) {
-    mul(_s, 0, _q, 0, ctx.localQ, j * 4);
-  } else {
-    _r[0] = -W[par * 4]; _r[1] = -W[par * 4 + 1]; _r[2] = -W[par * 4 + 2]; _r[3] = W[par * 4 + 3];
-    mul(_s, 0, _r, 0, _q, 0);
-    mul(_s, 0, _s, 0, W, par * 4);
-    mul(_s, 0, _s, 0, ctx.localQ, j * 4);
-  }
-  eulerOf(_s, 0, ch.eul, k * 3);
-  setJoint(ctx, ch, k);
-}
 
 /** Depth (m) of the sphere (p[o..], r) owned by face record f, else 0 (solve.py `_owned_depth`). */
 function ownedDepth(f, P, o, r) {

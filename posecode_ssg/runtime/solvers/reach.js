@@ -36,7 +36,6 @@ import { slerpInto } from "../quat.js";
 import { contactHeight, contactHeightRule } from "./plan.js";
 import { clearFreeLimbs } from "./root.js";
 
-export { slerpInto };   // selfcollision.js imports it from here
 
 const CHAINS = { hand: ["shoulder", "elbow", "wrist"], fist: ["shoulder", "elbow", "wrist"], elbow: ["shoulder", "elbow"],
   foot: ["hip", "knee", "ankle"], knee: ["hip", "knee"] };

@@ -29,9 +29,8 @@
  * @module solvers/selfcollision
  */
 
-import { eulerOf, makeChain } from "./ccd.js";
-import { turnJoint } from "./props.js";
-import { slerpInto } from "./reach.js";
+import { eulerOf, makeChain, rotateJoint } from "./ccd.js";
+import { slerpInto } from "../quat.js";
 import { clearFreeLimbs } from "./root.js";
 import { grounding } from "./grounding.js";
 
@@ -42,8 +41,8 @@ const LIMB_EFFECTORS = [["hand_left", "fist_left", "elbow_left"], ["hand_right",
 const cache = new WeakMap();
 // obstacles: 6 capsules × (a[3], b[3]) and radii; samples: 5 points
 const OA = new Float64Array(18), OB = new Float64Array(18), OR = new Float64Array(6);
-const SP = new Float64Array(15), _pre = new Float64Array(4);
-const _q = new Float64Array(3), _side = new Float64Array(3), _n = new Float64Array(3), _bp = new Float64Array(3), _bn = new Float64Array(3);
+const SP = new Float64Array(15), _pre = new Float64Array(4), _t = new Float64Array(4);
+const _u = new Float64Array(3), _q = new Float64Array(3), _side = new Float64Array(3), _n = new Float64Array(3), _bp = new Float64Array(3), _bn = new Float64Array(3);
 // obstacle indices: 0 torso, 1 head, 2 thigh_left, 3 shin_left, 4 thigh_right, 5 shin_right
 const AGAINST = [[0, 1], [0, 1], [0, 4, 5], [0, 2, 3]];
 
@@ -80,21 +79,22 @@ function setCapsule(i, P, a, b, r) {
   OR[i] = r;
 }
 
+/** The unit vector from point a of `A` to point b of `B` (×3 offsets), into `_u` (zero when they meet). */
+function unit(A, a, B, b) {
+  for (let i = 0; i < 3; i++) _u[i] = B[b + i] - A[a + i];
+  const l = Math.hypot(_u[0], _u[1], _u[2]);
+  for (let i = 0; i < 3; i++) _u[i] = l > 1e-9 ? _u[i] / l : 0;
+}
+
 /** Fill the obstacle capsules from the current pose (collide.py `obstacles`). */
 function obstacles(st, P, col, solver) {
   const p = st.pelvis * 3, n = st.neck * 3, h = st.head * 3;
-  let ux = P[n] - P[p], uy = P[n + 1] - P[p + 1], uz = P[n + 2] - P[p + 2];
-  let l = Math.hypot(ux, uy, uz);
-  if (l > 1e-9) { ux /= l; uy /= l; uz /= l; } else { ux = uy = uz = 0; }
-  const below = solver.selfTorsoBelowPelvis;
-  OA[0] = P[p] - ux * below; OA[1] = P[p + 1] - uy * below; OA[2] = P[p + 2] - uz * below;
-  OB[0] = P[n]; OB[1] = P[n + 1]; OB[2] = P[n + 2]; OR[0] = col.torso;
-  let hx = P[h] - P[n], hy = P[h + 1] - P[n + 1], hz = P[h + 2] - P[n + 2];
-  l = Math.hypot(hx, hy, hz);
-  if (l > 1e-9) { hx /= l; hy /= l; hz /= l; } else { hx = hy = hz = 0; }
-  const over = solver.headOverhang;
-  OA[3] = P[h]; OA[4] = P[h + 1]; OA[5] = P[h + 2];
-  OB[3] = P[h] + hx * over; OB[4] = P[h + 1] + hy * over; OB[5] = P[h + 2] + hz * over; OR[1] = col.head;
+  unit(P, p, P, n);
+  for (let i = 0; i < 3; i++) { OA[i] = P[p + i] - _u[i] * solver.selfTorsoBelowPelvis; OB[i] = P[n + i]; }
+  OR[0] = col.torso;
+  unit(P, n, P, h);
+  for (let i = 0; i < 3; i++) { OA[3 + i] = P[h + i]; OB[3 + i] = P[h + i] + _u[i] * solver.headOverhang; }
+  OR[1] = col.head;
   for (let s = 0; s < 2; s++) {
     setCapsule(2 + 2 * s, P, st.hip[s], st.knee[s], col.thigh);
     setCapsule(3 + 2 * s, P, st.knee[s], st.ankle[s], col.shin);
@@ -129,9 +129,8 @@ function deepest(st, L, P, col, solver, joint) {
   for (let oi = 0; oi < against.length; oi++) {
     const o = against[oi];
     // the limb's side of the obstacle: its proximal joint, perpendicular to the obstacle's axis
-    let ux = OB[o * 3] - OA[o * 3], uy = OB[o * 3 + 1] - OA[o * 3 + 1], uz = OB[o * 3 + 2] - OA[o * 3 + 2];
-    const ul = Math.hypot(ux, uy, uz);
-    if (ul > 1e-9) { ux /= ul; uy /= ul; uz /= ul; } else { ux = uy = uz = 0; }
+    unit(OA, o * 3, OB, o * 3);
+    const ux = _u[0], uy = _u[1], uz = _u[2];
     _side[0] = P[j] - OA[o * 3]; _side[1] = P[j + 1] - OA[o * 3 + 1]; _side[2] = P[j + 2] - OA[o * 3 + 2];
     const su = _side[0] * ux + _side[1] * uy + _side[2] * uz;
     _side[0] -= ux * su; _side[1] -= uy * su; _side[2] -= uz * su;
@@ -190,40 +189,35 @@ export const selfCollision = {
         obstacles(st, P, col, solver);
         const depth = deepest(st, L, P, col, solver, joint);
         if (depth <= 1e-4 || total >= cap) break;
+        // the turn's axis (unit) and the lever its step is measured by: a swivel about the
+        // shoulder → wrist axis (the elbow and forearm move, the hand stays), in the direction that
+        // moves the deepest sample along its push; else about (lever × push)
+        const j = joint * 3, lx = _bp[0] - P[j], ly = _bp[1] - P[j + 1], lz = _bp[2] - P[j + 2];
+        let ax, ay, az, an, lev, sg = 1;
         if (swivel) {
-          // about the shoulder → wrist axis: the elbow and forearm move, the hand stays
           const w = st.wrist[L] * 3;
-          let ax = P[w] - P[joint * 3], ay = P[w + 1] - P[joint * 3 + 1], az = P[w + 2] - P[joint * 3 + 2];
-          const an = Math.hypot(ax, ay, az);
+          ax = P[w] - P[j]; ay = P[w + 1] - P[j + 1]; az = P[w + 2] - P[j + 2];
+          an = Math.hypot(ax, ay, az);
           if (an < 1e-9) break;
           ax /= an; ay /= an; az /= an;
-          const px = _bp[0] - P[joint * 3], py = _bp[1] - P[joint * 3 + 1], pz = _bp[2] - P[joint * 3 + 2];
-          const mx = ay * pz - az * py, my = az * px - ax * pz, mz = ax * py - ay * px;
-          const mn = Math.hypot(mx, my, mz), along = mx * _bn[0] + my * _bn[1] + mz * _bn[2];
-          if (mn < 1e-6 || Math.abs(along) < 1e-9) break;
-          if (!started) {
-            eulerOf(ctx.localQ, joint * 4, ch.eul, 0);
-            ch.wid.set(ch.eul);
-            started = true;
-          }
-          const step = Math.min(depth / mn * DEG, solver.selfStepDeg, cap - total);
-          turnJoint(ctx, ch, 0, ax, ay, az, (along > 0 ? step : -step) / DEG);
-          total += step;
-          ctx.limbsMoved = true;
-          continue;
+          const mx = ay * lz - az * ly, my = az * lx - ax * lz, mz = ax * ly - ay * lx, along = mx * _bn[0] + my * _bn[1] + mz * _bn[2];
+          lev = Math.hypot(mx, my, mz);
+          if (lev < 1e-6 || Math.abs(along) < 1e-9) break;
+          if (along <= 0) sg = -1;
+        } else {
+          ax = ly * _bn[2] - lz * _bn[1]; ay = lz * _bn[0] - lx * _bn[2]; az = lx * _bn[1] - ly * _bn[0];
+          an = Math.hypot(ax, ay, az); lev = Math.hypot(lx, ly, lz);
+          if (lev < 1e-6 || an < 1e-9) break;
+          ax /= an; ay /= an; az /= an;
         }
-        const lx = _bp[0] - P[joint * 3], ly = _bp[1] - P[joint * 3 + 1], lz = _bp[2] - P[joint * 3 + 2];
-        const ln = Math.hypot(lx, ly, lz);
-        const ax = ly * _bn[2] - lz * _bn[1], ay = lz * _bn[0] - lx * _bn[2], az = lx * _bn[1] - ly * _bn[0];
-        const an = Math.hypot(ax, ay, az);
-        if (ln < 1e-6 || an < 1e-9) break;
         if (!started) {
           eulerOf(ctx.localQ, joint * 4, ch.eul, 0);
           ch.wid.set(ch.eul);
           started = true;
         }
-        const step = Math.min(depth / ln * DEG, solver.selfStepDeg, cap - total);
-        turnJoint(ctx, ch, 0, ax / an, ay / an, az / an, step / DEG);
+        const step = Math.min(depth / lev * DEG, solver.selfStepDeg, cap - total), h = 0.5 * sg * step / DEG, s = Math.sin(h);
+        _t[0] = ax * s; _t[1] = ay * s; _t[2] = az * s; _t[3] = Math.cos(h);
+        rotateJoint(ctx, ch, 0, _t);
         total += step;
         ctx.limbsMoved = true;
       }
