@@ -46,11 +46,11 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
+from posecode_ssg.config import VIEWS
 from posecode_ssg.site.taxonomy import slugify
 
 LANGUAGE = "posecode"
 FIGURE_ATTRS = ("title", "autoplay", "view", "avatar")
-VIEWS = ("side", "front")
 _TRUE = ("true", "yes", "on", "1")
 _FALSE = ("false", "no", "off", "0")
 
@@ -136,7 +136,8 @@ def parse_info(info: str) -> FenceInfo:
             result.problems.append(f"fence attribute '{key}' needs a value ({key}=\"...\")")
         elif key == "view":
             if value.lower() in VIEWS:
-                result.attrs["view"] = value.lower()
+                # `auto` overrides a configured default: the poster module picks the plane
+                result.attrs["view"] = None if value.lower() == "auto" else value.lower()
             else:
                 result.problems.append(f"view must be one of {', '.join(VIEWS)}, got '{value}'")
         elif key == "avatar":

@@ -357,6 +357,15 @@ def test_auto_view_follows_the_plane_of_the_movement(make_site):
     assert views == ["side", "front", "side"]
 
 
+def test_fence_view_auto_overrides_a_configured_default(make_site):
+    """``view=auto`` on a fence leaves the plane to the movement even when the config sets
+    ``default_view`` (docs/site.md, fence attributes): a squat is seen from the side."""
+    files = {"a.md": "```posecode\n" + SQUAT + "```\n\n```posecode view=auto\n" + SQUAT + "```\n"}
+    result, config = make_site(files, toml='default_view = "front"\n')
+    assert not result.warnings, result.warnings
+    assert [f["data-view"] for f in figures(read(config.output_dir, "a/index.html"))] == ["front", "side"]
+
+
 def test_cli_config_error_exits_2(tmp_path, capsys, monkeypatch):
     (tmp_path / "posecode.toml").write_text('site_name = "X"\nstirct = true\n', encoding="utf-8")
     monkeypatch.chdir(tmp_path)
