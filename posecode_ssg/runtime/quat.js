@@ -57,6 +57,19 @@ export function matrix(q, o, m) {
   return m;
 }
 
+/** The quaternion turning by `ang` rad about the unit axis (x, y, z), into `out[oi..]`. */
+export function axisAngle(out, oi, x, y, z, ang) {
+  const s = Math.sin(0.5 * ang);
+  out[oi] = x * s; out[oi + 1] = y * s; out[oi + 2] = z * s; out[oi + 3] = Math.cos(0.5 * ang);
+  return out;
+}
+
+/** [c·x + s·z, −s·x + c·z] (c, s: cos, sin of `ang`; a turn of the x, z plane by −ang about +Y) into `out[o..]`. */
+export function turnXZ(out, o, ang, x, z) {
+  const c = Math.cos(ang), s = Math.sin(ang);
+  out[o] = c * x + s * z; out[o + 1] = -s * x + c * z;
+}
+
 const DEG = Math.PI / 180;
 
 /**

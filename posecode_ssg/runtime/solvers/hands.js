@@ -9,7 +9,8 @@
 
 import { contactHeight, contactHeightRule } from "./plan.js";
 import { aim, eulerOf, makeChain } from "./ccd.js";
-import { fromEulerXYZ, jointAngles, matrix, mul } from "../quat.js";
+import { fromEulerXYZ, jointAngles, matrix, mul, turnXZ } from "../quat.js";
+import { placeXZ } from "./root.js";
 import { twoBone } from "./limb.js";
 
 const _t = new Float64Array(3), _a = new Float64Array(2);
@@ -32,8 +33,8 @@ export function planUpper(rig, sk, c, startPos, prevRoot) {
   const low = hand ? sk.worldP[u.bone * 3 + 1] - contactHeight(sk, u) : src[o + 1] - u.value;
   if (low <= rig.solver.plantedHeight) {
     const x = src[o] - startPos[0] - prevRoot[1], z = src[o + 2] - startPos[2] - prevRoot[2];
-    const c0 = Math.cos(prevRoot[0]), s0 = Math.sin(prevRoot[0]);
-    u.anchor[0] = c0 * x - s0 * z; u.anchor[1] = s0 * x + c0 * z; u.held = 1;
+    turnXZ(u.anchor, 0, -prevRoot[0], x, z);
+    u.held = 1;
   }
   return u;
 }
@@ -57,9 +58,7 @@ function softReach(ctx, u) {
 
 /** World anchor [x, z] of held upper `u` under the current turn and travel, into `_a`. */
 function anchorAt(ctx, u) {
-  const r = ctx.root, c0 = Math.cos(r[0]), s0 = Math.sin(r[0]);
-  _a[0] = c0 * u.anchor[0] + s0 * u.anchor[1] + ctx.startPos[0] + r[1];
-  _a[1] = -s0 * u.anchor[0] + c0 * u.anchor[1] + ctx.startPos[2] + r[2];
+  placeXZ(ctx, _a, 0, ctx.root[0], u.anchor[0], u.anchor[1]);
 }
 
 /** Mean height (m) of the held hands / forearms (all, when none is held) above their floor

@@ -19,6 +19,7 @@
 
 import { makeChain } from "./ccd.js";
 import { planUpper } from "./hands.js";
+import { turnXZ } from "../quat.js";
 
 const SIDES = ["left", "right"];
 
@@ -189,7 +190,7 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
     // still landing does not make a stance: wall-leg-swings turns back on its standing foot)
     plan.lockPivot = holds.filter(Boolean).length === 1;
     const turn = plan.lockPivot ? 0 : prevRoot[0];
-    const c = Math.cos(-turn), sn = Math.sin(-turn), L = sk.landmarkP, F = _f, cd = Math.cos(-prevRoot[0]), sd = Math.sin(-prevRoot[0]);
+    const L = sk.landmarkP, F = _f;
     feet.forEach((s, k) => {
       if (!holds[k]) return;
       // the footprint (feet on their toes behind a hands/forearms lock: their toes)
@@ -197,7 +198,8 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
       const x = F[0] - startPos[0] - prevRoot[1], z = F[1] - startPos[2] - prevRoot[2];
       // choreography frame: rotate by −turn about +Y (travel frame only, for a pivot foot; its
       // heading still turns with the body)
-      plan.lockAnchor.set([c * x + sn * z, -sn * x + c * z, cd * F[2] + sd * F[3], -sd * F[2] + cd * F[3]], k * 4);
+      turnXZ(plan.lockAnchor, k * 4, -turn, x, z);
+      turnXZ(plan.lockAnchor, k * 4 + 2, -prevRoot[0], F[2], F[3]);
       plan.lockHeld[k] = 1;
     });
   }

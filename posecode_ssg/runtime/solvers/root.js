@@ -12,7 +12,7 @@
 
 import { contactHeight, holdMu } from "./plan.js";
 import { grounding } from "./grounding.js";
-import { fromEulerXYZ, jointAngles, mul, rotateVec } from "../quat.js";
+import { axisAngle, fromEulerXYZ, jointAngles, matrix, mul, rotateVec, turnXZ } from "../quat.js";
 import { ccd } from "./ccd.js";
 import { holdUppers, palmDown, upperGap } from "./hands.js";
 import { swivel, twoBone } from "./limb.js";
@@ -45,8 +45,8 @@ function levelFoot(ctx, side, authored) {
 
 /** The ankle x (degrees) that lays `side`'s sole flat: atan2(R[1][2], R[1][1]) of the knee's world rotation R. */
 function flatAnkle(ctx, side) {
-  const w = ctx.skeleton.worldQ, k = ctx.plan.knee[side] * 4, x = w[k], y = w[k + 1], z = w[k + 2], qw = w[k + 3];
-  return Math.atan2(2 * (y * z - qw * x), 1 - 2 * (x * x + z * z)) * DEG;
+  const m = matrix(ctx.skeleton.worldQ, ctx.plan.knee[side] * 4, _m);
+  return Math.atan2(m[5], m[4]) * DEG;
 }
 
 /** Set the joint whose local rotation is at `o` of `localQ` (an ankle, a knee: y and z locked) to x = `deg` degrees and re-pose. */
@@ -61,7 +61,7 @@ function ankleX(ctx, side) {
   const o = ctx.plan.ankle[side] * 4;
   return 2 * Math.atan2(ctx.localQ[o], ctx.localQ[o + 3]) * DEG;
 }
-const _level = { needed: 0, used: 0 };
+const _level = { needed: 0, used: 0 }, _m = new Float64Array(9);
 
 /**
  * How firmly a ground-locked foot is held (0–1) from its lowest point `low` (m) before the hold:
@@ -91,15 +91,12 @@ export const groundLock = {
     if (!n) return;
     const sk = ctx.skeleton, planted = ctx.rig.solver.plantedHeight, lb = sk.lowestByBone;
     const eps2 = ctx.rig.solver.plantTolerance * ctx.rig.solver.plantTolerance;
-    const r = ctx.root, turn = p.lockPivot ? 0 : r[0], c = Math.cos(turn), s = Math.sin(turn), cd = Math.cos(r[0]), sd = Math.sin(r[0]);
-    const A = p.lockWorld, T = p.lockTarget, P = sk.worldP;
+    const A = p.lockWorld, T = p.lockTarget, P = sk.worldP, N = p.lockAnchor;
     const auth = p.lockAuthored;
-    for (let k = 0; k < n; k++) auth[k] = ankleX(ctx, p.lockFeet[k]);
     for (let k = 0; k < n; k++) {
-      const ax = p.lockAnchor[k * 4], az = p.lockAnchor[k * 4 + 1], dx = p.lockAnchor[k * 4 + 2], dz = p.lockAnchor[k * 4 + 3];
-      A[k * 4] = c * ax + s * az + ctx.startPos[0] + r[1];
-      A[k * 4 + 1] = -s * ax + c * az + ctx.startPos[2] + r[2];
-      A[k * 4 + 2] = cd * dx + sd * dz; A[k * 4 + 3] = -sd * dx + cd * dz;
+      auth[k] = ankleX(ctx, p.lockFeet[k]);
+      placeXZ(ctx, A, k * 4, p.lockPivot ? 0 : ctx.root[0], N[k * 4], N[k * 4 + 1]);
+      turnXZ(A, k * 4 + 2, ctx.root[0], N[k * 4 + 2], N[k * 4 + 3]);
     }
     for (let round = 0; round < 2; round++) {
       dropFeet(sk, p);
@@ -167,6 +164,13 @@ export const groundLock = {
 
 const _e = new Float64Array(2);
 
+/** A choreography-frame point (x, z) in the world under turn `ang` and the current travel, into `out[o..]`. */
+export function placeXZ(ctx, out, o, ang, x, z) {
+  turnXZ(out, o, ang, x, z);
+  out[o] = out[o] + ctx.startPos[0] + ctx.root[1];
+  out[o + 1] = out[o + 1] + ctx.startPos[2] + ctx.root[2];
+}
+
 /**
  * Swivel held foot k's leg back to its anchored heading (limb.js `swivel`); not for feet standing
  * on their toes behind a hands/forearms lock (their heading is not on the floor).
@@ -193,9 +197,8 @@ const _rq = new Float64Array(4), _rv = new Float64Array(3), _ax = new Float64Arr
 
 /** Rotate the whole posed figure by `angle` rad about the world axis `ax` through `pivot`. */
 function rotateRootAbout(ctx, ax, angle, pivot) {
-  const sk = ctx.skeleton, sn = Math.sin(0.5 * angle);
-  _rq[0] = ax[0] * sn; _rq[1] = ax[1] * sn; _rq[2] = ax[2] * sn; _rq[3] = Math.cos(0.5 * angle);
-  mul(sk.rootQ, 0, _rq, 0, sk.rootQ, 0);
+  const sk = ctx.skeleton;
+  mul(sk.rootQ, 0, axisAngle(_rq, 0, ax[0], ax[1], ax[2], angle), 0, sk.rootQ, 0);
   for (let a = 0; a < 3; a++) _rv[a] = sk.rootPos[a] - pivot[a];
   rotateVec(_rv, 0, _rq, 0, _rv, 0);
   for (let a = 0; a < 3; a++) sk.rootPos[a] = pivot[a] + _rv[a];
@@ -210,9 +213,8 @@ function rotateRootAbout(ctx, ax, angle, pivot) {
  * height error is zero; then nothing may sink below the floor.
  */
 function pivotOnFeet(ctx) {
-  const sk = ctx.skeleton, p = ctx.plan, solver = ctx.rig.solver, q = sk.rootQ;
-  const x = q[0], y = q[1], z = q[2], w = q[3];
-  _ax[0] = 1 - 2 * (y * y + z * z); _ax[1] = 0; _ax[2] = 2 * (x * z - w * y);
+  const sk = ctx.skeleton, p = ctx.plan, solver = ctx.rig.solver, m = matrix(sk.rootQ, 0, _m);
+  _ax[0] = m[0]; _ax[1] = 0; _ax[2] = m[6];
   const n = Math.max(Math.hypot(_ax[0], _ax[2]), 1e-9);
   _ax[0] /= n; _ax[2] /= n;
   for (let round = 0; round < solver.pivotRounds; round++) {   // again when a held arm fell short

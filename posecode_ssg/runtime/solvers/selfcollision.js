@@ -30,7 +30,7 @@
  */
 
 import { eulerOf, makeChain, rotateJoint } from "./ccd.js";
-import { slerpInto } from "../quat.js";
+import { axisAngle, slerpInto } from "../quat.js";
 import { clearFreeLimbs } from "./root.js";
 import { grounding } from "./grounding.js";
 
@@ -215,9 +215,8 @@ export const selfCollision = {
           ch.wid.set(ch.eul);
           started = true;
         }
-        const step = Math.min(depth / lev * DEG, solver.selfStepDeg, cap - total), h = 0.5 * sg * step / DEG, s = Math.sin(h);
-        _t[0] = ax * s; _t[1] = ay * s; _t[2] = az * s; _t[3] = Math.cos(h);
-        rotateJoint(ctx, ch, 0, _t);
+        const step = Math.min(depth / lev * DEG, solver.selfStepDeg, cap - total);
+        rotateJoint(ctx, ch, 0, axisAngle(_t, 0, ax, ay, az, sg * step / DEG));
         total += step;
         ctx.limbsMoved = true;
       }
