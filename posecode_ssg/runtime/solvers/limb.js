@@ -19,6 +19,22 @@
 import { aim, eulerOf, rotateJoint, setJoint, xAxis } from "./ccd.js";
 
 const DEG = 180 / Math.PI;
+
+/**
+ * Per-figure records of a pass, made by `make(ctx)` on first use and kept in `cache` (a WeakMap
+ * keyed by the solve context), with the bone indices the body passes share: pelvis, neck, head
+ * and [left, right] of hip, knee, ankle, elbow, wrist.
+ */
+export function perFigure(cache, ctx, make) {
+  let st = cache.get(ctx);
+  if (!st) {
+    const sk = ctx.skeleton, ix = (b) => sk.index.get(b), two = (b) => [ix(b + "_left"), ix(b + "_right")];
+    st = Object.assign(make(ctx, sk, ctx.rig), { pelvis: ix("pelvis"), neck: ix("neck"), head: ix("head"), hip: two("hip"), knee: two("knee"),
+      ankle: two("ankle"), elbow: two("elbow"), wrist: two("wrist"), exempt: new Map() });
+    cache.set(ctx, st);
+  }
+  return st;
+}
 const _r = new Float64Array(4);
 
 /**

@@ -26,7 +26,7 @@
  */
 
 import { eulerOf, makeChain, setJoint } from "./ccd.js";
-import { twoBone } from "./limb.js";
+import { perFigure, twoBone } from "./limb.js";
 import { slerpInto } from "../quat.js";
 
 const DEG = 180 / Math.PI;
@@ -46,31 +46,19 @@ function ownedDepth(f, P, o, r) {
 const cache = new WeakMap();
 
 /** Per-figure records: body and limb faces of the motion's props, bone indices, hip chains. */
-function setup(ctx) {
-  let st = cache.get(ctx);
-  if (st) return st;
-  const sk = ctx.skeleton, rig = ctx.rig, col = sk.avatar.collision, ix = (b) => sk.index.get(b);
+const setup = (ctx) => perFigure(cache, ctx, (ctx, sk, rig) => {
   const body = [], limb = [];
   for (const name of ctx.props || []) {
     const prop = rig.props[name];
     if (!prop) continue;
     for (const f of prop.faces || []) {
-      const rec = { c: f.center, n: f.normal, u: f.u, v: f.v, halfU: f.halfU, halfV: f.halfV, capture: f.capture };
-      const all = f.blocks.includes("all");
-      rec.torso = all || f.blocks.includes("torso");
-      rec.head = all || f.blocks.includes("head");
-      rec.shins = all || f.blocks.includes("shins");
-      (f.resolve === "limb" ? limb : body).push(rec);
+      const has = (k) => f.blocks.includes("all") || f.blocks.includes(k);
+      (f.resolve === "limb" ? limb : body).push({ ...f, c: f.center, n: f.normal, torso: has("torso"), head: has("head"), shins: has("shins") });
     }
   }
-  st = { body, limb, col, pelvis: ix("pelvis"), neck: ix("neck"), head: ix("head"),
-    knee: [ix("knee_left"), ix("knee_right")], ankle: [ix("ankle_left"), ix("ankle_right")],
-    hip: [ix("hip_left"), ix("hip_right")],
-    chains: limb.length ? ["left", "right"].map((s) => makeChain(rig, sk, [`hip_${s}`, `knee_${s}`], `ankle_${s}`)) : null,
-    exempt: new Map() };
-  cache.set(ctx, st);
-  return st;
-}
+  return { body, limb, col: sk.avatar.collision,
+    chains: limb.length ? ["left", "right"].map((s) => makeChain(rig, sk, [`hip_${s}`, `knee_${s}`], `ankle_${s}`)) : null };
+});
 
 /**
  * Legs the limb faces leave alone in this segment, [left, right] (cached per plan): a declared

@@ -32,6 +32,7 @@
 import { eulerOf, makeChain, rotateJoint } from "./ccd.js";
 import { axisAngle, slerpInto } from "../quat.js";
 import { clearFreeLimbs } from "./root.js";
+import { perFigure } from "./limb.js";
 import { grounding } from "./grounding.js";
 
 const DEG = 180 / Math.PI;
@@ -46,20 +47,8 @@ const _u = new Float64Array(3), _q = new Float64Array(3), _side = new Float64Arr
 // obstacle indices: 0 torso, 1 head, 2 thigh_left, 3 shin_left, 4 thigh_right, 5 shin_right
 const AGAINST = [[0, 1], [0, 1], [0, 4, 5], [0, 2, 3]];
 
-function setup(ctx) {
-  let st = cache.get(ctx);
-  if (st) return st;
-  const sk = ctx.skeleton, rig = ctx.rig, ix = (b) => sk.index.get(b);
-  st = { pelvis: ix("pelvis"), neck: ix("neck"), head: ix("head"),
-    hip: [ix("hip_left"), ix("hip_right")], knee: [ix("knee_left"), ix("knee_right")],
-    ankle: [ix("ankle_left"), ix("ankle_right")], elbow: [ix("elbow_left"), ix("elbow_right")],
-    wrist: [ix("wrist_left"), ix("wrist_right")],
-    chains: [makeChain(rig, sk, ["shoulder_left"], "wrist_left"), makeChain(rig, sk, ["shoulder_right"], "wrist_right"),
-      makeChain(rig, sk, ["hip_left"], "ankle_left"), makeChain(rig, sk, ["hip_right"], "ankle_right")],
-    exempt: new Map() };
-  cache.set(ctx, st);
-  return st;
-}
+const setup = (ctx) => perFigure(cache, ctx, (c, sk, rig) => ({
+  chains: [["shoulder", "wrist"], ["hip", "ankle"]].flatMap(([a, b]) => ["left", "right"].map((s) => makeChain(rig, sk, [`${a}_${s}`], `${b}_${s}`))) }));
 
 function exemptLimbs(st, contacts) {
   let e = st.exempt.get(contacts);
