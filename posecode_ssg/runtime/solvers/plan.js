@@ -178,7 +178,6 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
     plan.lockAuthored = new Float64Array(feet.length);
     plan.lockPlanted = new Uint8Array(feet.length);
     plan.lockWorld = new Float64Array(feet.length * 4);
-    plan.lockTarget = new Float64Array(3);
     plan.footFlat = feet.map((s) => footWarning("foot-flat", `foot_${s}`, phase.name));
     plan.footLifted = feet.map((s) => footWarning("foot-lifted", `foot_${s}`, phase.name));
     plan.footDrift = feet.map((s) => footWarning("foot-drift", `foot_${s}`, phase.name));
@@ -256,7 +255,6 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
         heel, toe, heelDown0: sk.landmarkP[heel * 3 + 1] <= sk.landmarkP[toe * 3 + 1] + 1e-3 });   // root.js `clearFreeLimbs`
     }
   }
-  plan.stanceTarget = new Float64Array(3);
   for (const [effector, anchor] of phase.grip || []) {
     const p = propAnchor(rig, anchor);
     if (!p) continue;

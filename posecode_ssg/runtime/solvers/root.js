@@ -91,7 +91,7 @@ export const groundLock = {
     if (!n) return;
     const sk = ctx.skeleton, planted = ctx.rig.solver.plantedHeight, lb = sk.lowestByBone;
     const eps2 = ctx.rig.solver.plantTolerance * ctx.rig.solver.plantTolerance;
-    const A = p.lockWorld, T = p.lockTarget, P = sk.worldP, N = p.lockAnchor;
+    const A = p.lockWorld, P = sk.worldP, N = p.lockAnchor;
     const auth = p.lockAuthored;
     for (let k = 0; k < n; k++) {
       auth[k] = ankleX(ctx, p.lockFeet[k]);
@@ -127,12 +127,7 @@ export const groundLock = {
         const wk = p.lockLevel ? p.lockWeight[k] : 0;
         if (!wk) continue;
         sk.measureLowest();
-        const e = holdError(ctx, A, k), a = p.lockAnkles[k] * 3;
-        T[0] = P[a] + wk * e[0];
-        T[1] = P[a + 1] - p.lockWeightV[k] * lb[p.lockAnkles[k]];
-        T[2] = P[a + 2] + wk * e[1];
-        twoBone(ctx, p.lockChain[k], T);
-        turnBack(ctx, A, k, wk);
+        holdLeg(ctx, A, k, wk, P[p.lockAnkles[k] * 3 + 1] - p.lockWeightV[k] * lb[p.lockAnkles[k]]);
       }
     }
     if (p.uppers.length) pivotOnFeet(ctx);
@@ -147,12 +142,7 @@ export const groundLock = {
           ctx.warnings.push(wr);
         }
         // levelling turned the foot about its ankle: the leg brings its held point back
-        if (wk && p.lockLevel) {
-          const e = holdError(ctx, A, k), a = p.lockAnkles[k] * 3;
-          T[0] = P[a] + wk * e[0]; T[1] = P[a + 1]; T[2] = P[a + 2] + wk * e[1];
-          twoBone(ctx, p.lockChain[k], T);
-          turnBack(ctx, A, k, wk);
-        }
+        if (wk && p.lockLevel) holdLeg(ctx, A, k, wk, P[p.lockAnkles[k] * 3 + 1]);
       }
       // a held foot the leg could not bring back to its anchor is reported (never a silent slide)
       if (!(wk >= 0.999)) continue;
@@ -162,7 +152,25 @@ export const groundLock = {
   },
 };
 
-const _e = new Float64Array(2);
+const _e = new Float64Array(2), _T = new Float64Array(3);
+
+/**
+ * Two-bone IK of chain `ch` (limb.js) to the point `w` × the hold error `e` (x, z) off the joint at
+ * `a` of the world positions, at height `y`; returns the target.
+ */
+function shiftLeg(ctx, ch, a, w, e, y, ik = true) {
+  const P = ctx.skeleton.worldP;
+  _T[0] = P[a] + w * e[0]; _T[1] = y; _T[2] = P[a + 2] + w * e[1];
+  if (ik) twoBone(ctx, ch, _T);
+  return _T;
+}
+
+/** Held foot k's leg brings `wk` of its hold error back, its ankle at height `y`; then its heading. */
+function holdLeg(ctx, A, k, wk, y) {
+  const p = ctx.plan;
+  shiftLeg(ctx, p.lockChain[k], p.lockAnkles[k] * 3, wk, holdError(ctx, A, k), y);
+  turnBack(ctx, A, k, wk);
+}
 
 /** A choreography-frame point (x, z) in the world under turn `ang` and the current travel, into `out[o..]`. */
 export function placeXZ(ctx, out, o, ang, x, z) {
@@ -299,9 +307,8 @@ export const pin = {
         // step) the root makes up: the body stays back over the foot instead of dragging it
         if (round === 2) { sk.translate(e[0], 0, e[1]); break; }
         sk.measureLowest();
-        const a = q.bone * 3, T = ctx.plan.stanceTarget, P = sk.worldP;
-        T[0] = P[a] + e[0]; T[1] = contactHeight(sk, q.rule); T[2] = P[a + 2] + e[1];
-        sk.translate(0, -Math.max(0, legDrop(P, q, T)), 0);
+        const T = shiftLeg(ctx, q.chain, q.bone * 3, 1, e, contactHeight(sk, q.rule), false);
+        sk.translate(0, -Math.max(0, legDrop(sk.worldP, q, T)), 0);
         twoBone(ctx, q.chain, T);
         keepHeading(ctx, q);
       }
@@ -330,7 +337,7 @@ function legDrop(P, q, T) {
  * height), and a free foot the lowered body pushes through the floor is lifted by its own leg.
  */
 function stance(ctx, pins) {
-  const sk = ctx.skeleton, P = sk.worldP, T = ctx.plan.stanceTarget;
+  const sk = ctx.skeleton, P = sk.worldP;
   let drop = 0;
   for (let i = 0; i < pins.length; i++) {
     const q = pins[i];
@@ -504,11 +511,10 @@ export const grip = {
  * made the joints jump at the handovers.)
  */
 function rehold(ctx, q) {
-  const sk = ctx.skeleton, P = sk.worldP, T = ctx.plan.stanceTarget, side = q.effector === "foot_left" ? 0 : 1, box = ctx.plan.ankleBox;
+  const P = ctx.skeleton.worldP, side = q.effector === "foot_left" ? 0 : 1, box = ctx.plan.ankleBox;
   for (let round = 0; round < 2; round++) {
-    const e = holdError(ctx, q.print, 0, q.lm), a = q.bone * 3, off = ankleX(ctx, side) - flatAnkle(ctx, side);
-    T[0] = P[a] + e[0]; T[1] = P[a + 1]; T[2] = P[a + 2] + e[1];
-    twoBone(ctx, q.chain, T);
+    const e = holdError(ctx, q.print, 0, q.lm), off = ankleX(ctx, side) - flatAnkle(ctx, side);
+    shiftLeg(ctx, q.chain, q.bone * 3, 1, e, P[q.bone * 3 + 1]);
     setX(ctx, ctx.plan.ankle[side] * 4, Math.min(Math.max(flatAnkle(ctx, side) + off, box[2 * side]), box[2 * side + 1]));
   }
 }
