@@ -148,9 +148,11 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
   const plan = emptyPlan();
   plan.swing = [];
   const planted = rig.solver.plantedHeight;
-  plan.ankle = Int16Array.from(SIDES.map((s) => sk.index.get(`ankle_${s}`)));
-  plan.knee = Int16Array.from(SIDES.map((s) => sk.index.get(`knee_${s}`)));
-  plan.hip = Int16Array.from(SIDES.map((s) => sk.index.get(`hip_${s}`)));
+  // bone (or, `map`, landmark) indices of `name`_side for each side in `sides`
+  const ids = (name, sides = SIDES, map = sk.index) => Int16Array.from(sides, (s) => map.get(`${name}_${s}`));
+  plan.ankle = ids("ankle");
+  plan.knee = ids("knee");
+  plan.hip = ids("hip");
   plan.ankleBox = Float64Array.from([...rig.rom.ankle_left.x, ...rig.rom.ankle_right.x]);
   // joint positions where the segment starts (props.js: a foot stepping off the box starts there)
   plan.at0 = sk.worldP.slice();
@@ -165,13 +167,13 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
   const feet = SIDES.filter((s) => gl.includes(`foot_${s}`));
   if (feet.length && !gl.includes("back")) {
     plan.lockFeet = Int8Array.from(feet.map((s) => (s === "left" ? 0 : 1)));
-    plan.lockAnkles = Int16Array.from(feet.map((s) => sk.index.get(`ankle_${s}`)));
+    plan.lockAnkles = ids("ankle", feet);
     plan.lockAnchor = new Float64Array(feet.length * 4);
     plan.lockHeld = new Uint8Array(feet.length);
     plan.lockLevel = !gl.some((c) => c.startsWith("hand_") || c.startsWith("elbow_"));
     // hands / forearms locked with the feet: the body pivots about the feet (root.js)
     plan.uppers = gl.filter((c) => c.startsWith("hand_") || c.startsWith("elbow_")).map((c) => planUpper(rig, sk, c, startPos, prevRoot));
-    plan.lockSole = Int16Array.from(feet.map((s) => sk.landmarkIndex.get(`sole_${s}`)));
+    plan.lockSole = ids("sole", feet, sk.landmarkIndex);
     plan.lockChain = feet.map((s) => makeChain(rig, sk, [`hip_${s}`, `knee_${s}`], `ankle_${s}`));
     plan.lockWeight = new Float64Array(feet.length);
     plan.lockWeightV = new Float64Array(feet.length);
@@ -181,8 +183,8 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
     plan.footFlat = feet.map((s) => footWarning("foot-flat", `foot_${s}`, phase.name));
     plan.footLifted = feet.map((s) => footWarning("foot-lifted", `foot_${s}`, phase.name));
     plan.footDrift = feet.map((s) => footWarning("foot-drift", `foot_${s}`, phase.name));
-    plan.lockHeel = Int16Array.from(feet.map((s) => sk.landmarkIndex.get(`heel_${s}`)));
-    plan.lockToe = Int16Array.from(feet.map((s) => sk.landmarkIndex.get(`toe_${s}`)));
+    plan.lockHeel = ids("heel", feet, sk.landmarkIndex);
+    plan.lockToe = ids("toe", feet, sk.landmarkIndex);
     // held: on the floor and part of the previous support (a foot arriving from the air is not)
     const holds = feet.map((s) => sk.lowestByBone[sk.index.get(`ankle_${s}`)] <= planted && support.has(`foot_${s}`));
     // a single held foot is the pivot of a turn: world-fixed, only carried by travel (a foot

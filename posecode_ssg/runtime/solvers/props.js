@@ -25,7 +25,7 @@
  * @module solvers/props
  */
 
-import { eulerOf, makeChain, setJoint } from "./ccd.js";
+import { eulerOf, makeChain, setJoint, xAxis } from "./ccd.js";
 import { perFigure, twoBone } from "./limb.js";
 import { slerpInto } from "../quat.js";
 
@@ -164,15 +164,14 @@ function bodyFaceDepth(st, f, P) {
  */
 function limbLift(ctx, st, s) {
   const sk = ctx.skeleton, P = sk.worldP, W = sk.worldQ, solver = ctx.rig.solver, ch = st.chains[s];
-  const kn = st.knee[s] * 3, an = st.ankle[s] * 3, h4 = ch.bones[0] * 4, r = st.col.shin + solver.propLiftGap;
+  const kn = st.knee[s] * 3, an = st.ankle[s] * 3, r = st.col.shin + solver.propLiftGap;
   for (let k = 0; k < 2; k++) eulerOf(ctx.localQ, ch.bones[k] * 4, ch.eul, k * 3);
   ch.wid.set(ch.eul);
   for (let it = 0; it < solver.propLiftRounds; it++) {
     const dx = P[an] - P[kn], dy = P[an + 1] - P[kn + 1], dz = P[an + 2] - P[kn + 2];
     const len = Math.max(Math.hypot(dx, dy, dz), 1e-9), ext = 1 + solver.shinOverhang / len;
     // the knee turns about the hip's X axis u; a point's velocity per radian of knee is u × (p − knee)
-    const qx = W[h4], qy = W[h4 + 1], qz = W[h4 + 2], qw = W[h4 + 3];
-    const ux = 1 - 2 * (qy * qy + qz * qz), uy = 2 * (qx * qy + qw * qz), uz = 2 * (qx * qz - qw * qy);
+    const U = xAxis(W, ch.bones[0], _p), ux = U[0], uy = U[1], uz = U[2];
     let need = 0, rate = 0;
     for (let fi = 0; fi < st.limb.length; fi++) {
       const f = st.limb[fi], n = f.n, u = f.u, top = f.c[1] + f.halfV + r;
