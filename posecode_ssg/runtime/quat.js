@@ -72,6 +72,9 @@ export function turnXZ(out, o, ang, x, z) {
 
 const DEG = Math.PI / 180;
 
+/** Degrees per radian (the solvers' angles in rig.json units). */
+export const TO_DEG = 180 / Math.PI;
+
 /**
  * Quaternion of intrinsic X-Y-Z Euler angles in degrees: q = qX(x)·qY(y)·qZ(z)
  * (kinematics-reference §3.2; three.js Euler order "XYZ").

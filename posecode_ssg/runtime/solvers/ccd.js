@@ -11,11 +11,10 @@
  * @module solvers/ccd
  */
 
-import { eulerOf, fromEulerXYZ, mul } from "../quat.js";
+import { eulerOf, fromEulerXYZ, mul, TO_DEG as DEG } from "../quat.js";
 
 export { eulerOf };
 
-const DEG = 180 / Math.PI;
 const _qa = new Float64Array(4), _qb = new Float64Array(4), _qc = new Float64Array(4);
 const _a = new Float64Array(3), _b = new Float64Array(3), _u = new Float64Array(3);
 

@@ -17,8 +17,8 @@
  */
 
 import { aim, eulerOf, rotateJoint, setJoint, xAxis } from "./ccd.js";
+import { TO_DEG as DEG } from "../quat.js";
 
-const DEG = 180 / Math.PI;
 
 /**
  * Per-figure records of a pass, made by `make(ctx)` on first use and kept in `cache` (a WeakMap

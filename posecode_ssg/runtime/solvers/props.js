@@ -27,9 +27,8 @@
 
 import { eulerOf, makeChain, setJoint, xAxis } from "./ccd.js";
 import { perFigure, twoBone } from "./limb.js";
-import { slerpInto } from "../quat.js";
+import { slerpInto, TO_DEG as DEG } from "../quat.js";
 
-const DEG = 180 / Math.PI;
 const T4 = [0, 0.33, 0.66, 1];
 const _p = new Float64Array(3);
 

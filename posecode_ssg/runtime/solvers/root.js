@@ -12,12 +12,11 @@
 
 import { contactHeight, holdMu } from "./plan.js";
 import { grounding } from "./grounding.js";
-import { axisAngle, fromEulerXYZ, jointAngles, matrix, mul, rotateVec, turnXZ } from "../quat.js";
+import { axisAngle, fromEulerXYZ, jointAngles, matrix, mul, rotateVec, TO_DEG as DEG, turnXZ } from "../quat.js";
 import { ccd } from "./ccd.js";
 import { holdUppers, palmDown, upperGap } from "./hands.js";
 import { swivel, twoBone } from "./limb.js";
 
-const DEG = 180 / Math.PI;
 
 /**
  * Plantigrade levelling (kinematics-reference §6.4; solve.py `_level_foot`): set the ankle's x

@@ -30,12 +30,11 @@
  */
 
 import { eulerOf, makeChain, rotateJoint } from "./ccd.js";
-import { axisAngle, slerpInto } from "../quat.js";
+import { axisAngle, slerpInto, TO_DEG as DEG } from "../quat.js";
 import { clearFreeLimbs } from "./root.js";
 import { perFigure } from "./limb.js";
 import { grounding } from "./grounding.js";
 
-const DEG = 180 / Math.PI;
 const FR = [0.15, 0.45, 0.75, 1];
 const LIMB_EFFECTORS = [["hand_left", "fist_left", "elbow_left"], ["hand_right", "fist_right", "elbow_right"],
   ["foot_left", "knee_left"], ["foot_right", "knee_right"]];
