@@ -209,7 +209,8 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
     const bone = sk.index.get(rig.effectors[effector] || effector);
     const side = effector.endsWith("_left") ? "left" : "right";
     const top = effector.startsWith("foot_") && (anchor === "box" || anchor === "seat");
-    const pin = { effector, anchor, floor, bone, sole: top ? sk.landmarkIndex.get(`sole_${side}`) : -1,
+    // side: 0 left, 1 right (root.js: a foot pin's ankle)
+    const pin = { effector, anchor, floor, bone, side: effector === "foot_left" ? 0 : 1, sole: top ? sk.landmarkIndex.get(`sole_${side}`) : -1,
       target: new Float64Array(3), rule: floor ? contactHeightRule(rig, sk, effector) : null, chain: null, leg: 0 };
     if (floor && effector.startsWith("foot_")) {
       // a stance leg of a travelling gait (pin pass): two-bone IK from the hip, leg length

@@ -279,7 +279,7 @@ export const pin = {
     else {
     let dx = 0, dy = 0, dz = 0;
     for (let i = 0; i < n; i++) {
-      const q = pins[i], print = q.floor && q.print, side = q.effector === "foot_left" ? 0 : 1;
+      const q = pins[i], print = q.floor && q.print, side = q.side;
       if (q.chain) levelFoot(ctx, side, q.auth = ankleX(ctx, side));
       const src = q.sole >= 0 ? sk.landmarkP : sk.worldP, o = (q.sole >= 0 ? q.sole : q.bone) * 3;
       const ty = q.floor ? contactHeight(sk, q.rule) : q.target[1], e = print && holdError(ctx, print, 0, q.lm);
@@ -293,7 +293,7 @@ export const pin = {
     for (let i = 0; i < n; i++) {
       const q = pins[i];
       if (!q.floor || !q.effector.startsWith("foot_")) continue;
-      const side = q.effector === "foot_left" ? 0 : 1;
+      const side = q.side;
       // a stance leg brings the levelled foot's held point onto its footprint, the ankle at the
       // height that keeps the foot on the floor; the root is lowered first when the hip is more
       // than a straight leg from there (late in a step the heel is up and the ankle further ahead)
@@ -510,7 +510,7 @@ export const grip = {
  * made the joints jump at the handovers.)
  */
 function rehold(ctx, q) {
-  const P = ctx.skeleton.worldP, side = q.effector === "foot_left" ? 0 : 1, box = ctx.plan.ankleBox;
+  const P = ctx.skeleton.worldP, side = q.side, box = ctx.plan.ankleBox;
   for (let round = 0; round < 2; round++) {
     const e = holdError(ctx, q.print, 0, q.lm), off = ankleX(ctx, side) - flatAnkle(ctx, side);
     shiftLeg(ctx, q.chain, q.bone * 3, 1, e, P[q.bone * 3 + 1]);
