@@ -124,3 +124,21 @@ def test_a_palm_held_on_the_floor_presents_its_surface_to_it(rt_page, runtime_si
             off = _palm_normal_off_down(s["wrists"][side])
             assert off < 40.0, f"t={s['t']:.3f} palm {side}: normal {off:.1f}° off down"
             assert s["palms"][side][1] < 0.020, f"t={s['t']:.3f} palm {side}: {s['palms'][side][1] * 1000:.1f} mm up"
+
+
+def test_a_palm_reaching_the_floor_presents_its_surface_to_it(rt_page, runtime_site):
+    # spec §5 reach: the same rule for a hand that reaches the floor (cobra's "Lift": reach: hands
+    # floor): reach.js runs palmFlat before each floor re-aim, and blends the wrist with the arm.
+    # Before: the palms ended facing up-and-back (143° off floor-down, 57 mm up); now 9°, 6.5 mm,
+    # as the numpy solve (tests/motion/test_motion_hands.py)
+    from .pages import compiled_example
+
+    doc = compiled_example("cobra")
+    url = runtime_site.page("cobra", [figure_html("cobra", doc)])
+    rt_page.goto(url)
+    rt_page.evaluate("Promise.all(posecode.figures.map(f => f.ready))")
+    s = rt_page.evaluate(SAMPLE, ["cobra", [doc["phases"][0]["d"] - 1e-6], ARM])[0]
+    for side in (0, 1):
+        off = _palm_normal_off_down(s["wrists"][side])
+        assert off < 20.0, f"palm {side}: normal {off:.1f}° off down"
+        assert s["palms"][side][1] < 0.015, f"palm {side}: {s['palms'][side][1] * 1000:.1f} mm up"

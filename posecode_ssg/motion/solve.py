@@ -446,7 +446,7 @@ def _hold_uppers(pose: _Pose, uppers: list[str], anchors: dict[str, np.ndarray])
 
 
 def _palm_flat(pose: _Pose, side: str) -> None:
-    """A palm held on the floor presents its surface to it (spec §5 reach: the solver may
+    """A palm held on (or reaching) the floor presents its surface to it (spec §5 reach: the solver may
     redistribute incompatible authored roll into a legal forearm/wrist frame; KR §7.2).
 
     The palm normal (wrist local +Z) turns only with the forearm's roll ψ (elbow y) and the
@@ -1389,8 +1389,12 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
                 tgt = tgt + np.asarray(plane[:3], float) * _arm_clearance(pose.world(), c.effector, plane)
                 _ccd(pose, chain, end, tgt, widen, float(SOLVER["gripStopDistance"]))
             if c.target == FLOOR:
-                # the limb's new orientation changes its contact height: re-aim twice
-                for _ in range(2):
+                # the limb's new orientation changes its contact height: re-aim twice; a palm
+                # reaching the floor presents its surface to it first (spec §5, _palm_flat), thrice
+                # (the re-aim turns the forearm again: cobra 25° -> 9° off flat)
+                for _ in range(3 if kind == "hand" else 2):
+                    if kind == "hand":
+                        _palm_flat(pose, _side(c.effector))
                     tgt = tgt.copy()
                     tgt[1] = _contact_height(pose.world(), c.effector)
                     _ccd(pose, chain, end, tgt, widen)

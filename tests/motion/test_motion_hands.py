@@ -60,3 +60,24 @@ def test_toes_behind_held_hands_are_the_pivot_and_stay_planted():
             assert math.hypot(d[0], d[2]) <= float(SOLVER["plantTolerance"]), (ph.index, s, d)
             assert abs(float(ph.world.landmarks[f"toe_{s}"][1])) <= float(SOLVER["plantTolerance"]), (ph.index, s)
         prev = ph.world
+
+
+def test_a_palm_reaching_the_floor_presents_its_surface_to_it():
+    # spec §5 reach: a palm declared against the floor presents its contact surface to it, also
+    # when the hand reaches the floor (cobra's "Lift": reach: hands floor) rather than being
+    # ground-locked; solve.py runs _palm_flat before each floor re-aim. Before: the palms ended
+    # facing up-and-back (normal 143° off floor-down, palm 57 mm up); now 9°, 6.5 mm.
+    from tests.conftest import shared_path
+
+    path = shared_path("conformance", "examples", "cobra.posecode")
+    if not path.exists():
+        import pytest
+        pytest.skip("no ../shared conformance examples")
+    from posecode_ssg.language import parse
+    from posecode_ssg.motion import compile_ir
+
+    w = solve_keyframes(compile_ir(parse(path.read_text(encoding="utf-8")).ir)).phases[0].world
+    for s in ("left", "right"):
+        off = math.degrees(math.acos(max(-1.0, min(1.0, -float(w.rot[f"wrist_{s}"][1, 2])))))
+        assert off < 20.0, f"palm {s}: normal {off:.1f}° off floor-down"
+        assert w.landmarks[f"palm_{s}"][1] < 0.015, f"palm {s}: {w.landmarks[f'palm_{s}'][1] * 1000:.1f} mm up"

@@ -81,7 +81,7 @@ export function upperGap(ctx) {
  * authored|; the elbow takes the roll, the shoulder's y the rest; then the wrist extends
  * ({@link palmDown}) and deviates toward that heading, strictly in its box.
  */
-function palmFlat(ctx, u) {
+export function palmFlat(ctx, u) {
   const sk = ctx.skeleton, q = ctx.localQ, rom = ctx.rig.rom, e = _pd, E = u.elbow * 4, S = u.shoulder * 4, re = rom[sk.boneIds[u.elbow]], rs = rom[sk.boneIds[u.shoulder]];
   RW = rom[sk.boneIds[u.wrist]]; PRO = u.pro;
   jointAngles(q, E, re, _e, 0); jointAngles(q, S, rs, _e, 3);

@@ -11,8 +11,10 @@
  * - Targets: `floor` — the joint's own x, z (a hand's pushed `solver.handFloorOutward` outward
  *   from its shoulder, horizontally) at the effector's contact height (KR §7.1, plan.js
  *   `contactHeightRule`), re-aimed twice at the height the new limb pose gives, with the same
- *   widened boxes; a body landmark (bone id or effector name) — its current world position; a
- *   prop anchor — rig.json `props[*].anchors`; a hand or fist on an anchor of rig.json `surfaces`
+ *   widened boxes (a hand: three times, its palm turned to the floor before each, hands.js
+ *   `palmFlat`; its elbow and wrist then blend by angle, in their boxes); a body landmark (bone
+ *   id or effector name) — its current world position; a prop anchor — rig.json
+ *   `props[*].anchors`; a hand or fist on an anchor of rig.json `surfaces`
  *   (the wall) rests on that surface: the target moves out along its normal until the forearm +
  *   hand capsule just touches it, re-aimed twice (solve.py `_arm_clearance`).
  * - Blending across phase boundaries (KR §5.3): a reach held in the previous segment too has
@@ -32,28 +34,31 @@
  */
 
 import { ccd, eulerOf, makeChain, run } from "./ccd.js";
-import { slerpInto } from "../quat.js";
+import { fromEulerXYZ, jointAngles, slerpInto } from "../quat.js";
 import { contactHeight, contactHeightRule } from "./plan.js";
 import { clearFreeLimbs } from "./root.js";
+import { palmFlat } from "./hands.js";
 
 
-const CHAINS = { hand: ["shoulder", "elbow", "wrist"], fist: ["shoulder", "elbow", "wrist"], elbow: ["shoulder", "elbow"],
+const ARM = ["shoulder", "elbow", "wrist"], CHAINS = { hand: ARM, fist: ARM, elbow: ["shoulder", "elbow"],
   foot: ["hip", "knee", "ankle"], knee: ["hip", "knee"] };
 const cache = new WeakMap();
 const _t = new Float64Array(3);
-const _save = new Float64Array(8);
+const _save = new Float64Array(12), _e = new Float64Array(6);   // the chain's joints and its end; angles
 
 function record(ctx, c, mode) {
   const sk = ctx.skeleton, rig = ctx.rig;
-  const kind = c.effector.split("_")[0], side = c.effector.endsWith("_left") ? "left" : "right";
+  const kind = c.effector.split("_")[0], left = c.effector.endsWith("_left"), side = left ? "left" : "right";
   const ids = CHAINS[kind];
   if (!ids) return null;
-  const joints = ids.slice(0, -1).map((j) => `${j}_${side}`);
-  const r = { contact: mode === 2 ? null : c, effector: c.effector, anchor: c.anchor, mode, ch: makeChain(rig, sk, joints, `${ids[ids.length - 1]}_${side}`),
-    limb: (kind === "foot" || kind === "knee" ? 2 : 0) + (side === "left" ? 0 : 1), n: joints.length, sign: kind === "foot" ? 1 : -1, floor: c.floor, rule: null, outward: -1, target: null, targetBone: -1 };
+  const joints = ids.slice(0, -1).map((j) => `${j}_${side}`), n = joints.length, ch = makeChain(rig, sk, joints, `${ids[n]}_${side}`);
+  // blended (bl): the chain's joints and its end (a palm turned to the floor: the wrist)
+  const r = { contact: mode === 2 ? null : c, mode, ch, bl: [...ch.bones, ch.end],
+    limb: (ids[0] === "hip" ? 2 : 0) + !left, n, sign: kind === "foot" ? 1 : -1, floor: c.floor };
   if (c.floor) {
     r.rule = contactHeightRule(rig, sk, c.effector);
-    if (kind === "hand") r.outward = sk.index.get(`shoulder_${side}`);
+    // a hand's palm is presented to the floor (hands.js palmFlat reads pro, shoulder, elbow, wrist)
+    if (kind === "hand") Object.assign(r, { shoulder: ch.bones[0], elbow: ch.bones[1], wrist: ch.end, pro: left ? -1 : 1 });
   } else if (c.target) {
     r.target = c.target;   // rig.json `props[*].anchors`, read only
     // a hand on a surface that blocks the arms (the wall): rig.json `surfaces`, [n, n·c]
@@ -73,8 +78,7 @@ function segmentReaches(ctx) {
   const s = ctx.segment;
   if (st[s]) return st[s];
   const S = ctx.segContacts.length;
-  const cur = ctx.segContacts[s].filter((c) => c.kind === "reach");
-  const prev = ctx.segContacts[(s - 1 + S) % S].filter((c) => c.kind === "reach");
+  const reaches = (k) => ctx.segContacts[k].filter((c) => c.kind === "reach"), cur = reaches(s), prev = reaches((s - 1 + S) % S);
   const same = (a, b) => a.effector === b.effector && a.anchor === b.anchor;
   const out = [];
   for (const c of cur) out.push(record(ctx, c, prev.some((p) => same(p, c)) ? 0 : 1));
@@ -85,32 +89,32 @@ function segmentReaches(ctx) {
 
 function solveOne(ctx, r) {
   const sk = ctx.skeleton, P = sk.worldP, ch = r.ch, b = ch.end, solver = ctx.rig.solver;
+  if (r.target) _t.set(r.target);
+  else {   // the effector's own joint (floor) or the target landmark's
+    const o = (r.floor ? b : r.targetBone) * 3;
+    _t[0] = P[o]; _t[1] = P[o + 1]; _t[2] = P[o + 2];
+  }
   if (r.floor) {
-    _t[0] = P[b * 3]; _t[1] = P[b * 3 + 1]; _t[2] = P[b * 3 + 2];
-    if (r.outward >= 0) {
-      const dx = _t[0] - P[r.outward * 3], dz = _t[2] - P[r.outward * 3 + 2], n = Math.hypot(dx, dz);
+    if (r.pro) {   // a hand: pushed outward from its shoulder
+      const dx = _t[0] - P[r.shoulder * 3], dz = _t[2] - P[r.shoulder * 3 + 2], n = Math.hypot(dx, dz);
       if (n > 1e-6) { _t[0] += dx / n * solver.handFloorOutward; _t[2] += dz / n * solver.handFloorOutward; }
     }
     sk.measureLowest();
     _t[1] = contactHeight(sk, r.rule);
-  } else if (r.target) {
-    _t.set(r.target);
-  } else {
-    const o = r.targetBone * 3;
-    _t[0] = P[o]; _t[1] = P[o + 1]; _t[2] = P[o + 2];
   }
   if (r.n === 2) {
     ccd(ctx, ch, _t, r.sign);
     // re-aimed twice: on the floor at the contact height the new limb pose gives; on a surface
     // (r.face = [n, n·c]) the target moves out along n by the arm radius minus the smaller plane
     // distance of the elbow and of `armOverhang` past the wrist (solve.py `_arm_clearance`)
-    for (let k = 0, f = r.face, e = ch.bones[1] * 3; (f || r.floor) && k < 2; k++) {
+    for (let k = 0, f = r.face, e = ch.bones[1] * 3; (f || r.floor) && k < (r.pro ? 3 : 2); k++) {
       if (f) {
         let de = -f[3], dw = 0, L = 0;
         for (let i = 0; i < 3; i++) { const x = P[b * 3 + i] - P[e + i]; de += P[e + i] * f[i]; dw += x * f[i]; L += x * x; }
         const depth = sk.avatar.collision.arm - de - Math.min(0, dw * (1 + solver.armOverhang / Math.sqrt(L)));
         for (let i = 0; i < 3; i++) _t[i] += f[i] * depth;
       } else {
+        if (r.pro) palmFlat(ctx, r);   // thrice: the re-aim turns the forearm again
         sk.measureLowest();
         _t[1] = contactHeight(sk, r.rule);
       }
@@ -143,11 +147,18 @@ export const reach = {
       if (r.contact) r.contact.weight = w;   // reported by sample().contacts
       else ctx.leaving[r.limb] = Math.max(ctx.leaving[r.limb], w);   // selfcollision.js fades in
       if (w <= 0) continue;
-      const bones = r.ch.bones;
-      for (let k = 0; k < r.n; k++) for (let c = 0; c < 4; c++) _save[k * 4 + c] = q[bones[k] * 4 + c];
+      const bones = r.bl;
+      for (let k = 0; k <= r.n; k++) for (let c = 0; c < 4; c++) _save[k * 4 + c] = q[bones[k] * 4 + c];
       solveOne(ctx, r);
       if (w < 1) {
-        for (let k = 0; k < r.n; k++) slerpInto(q, bones[k] * 4, _save, k * 4, w);
+        for (let k = 0; k <= r.n; k++) {
+          const o = bones[k] * 4, box = ctx.rig.rom[sk.boneIds[bones[k]]];
+          if (r.pro && k) {   // a palm turned to the floor: elbow and wrist by angle, in their boxes (elbow z, wrist y fixed)
+            jointAngles(_save, k * 4, box, _e, 0); jointAngles(q, o, box, _e, 3);
+            for (let i = 0; i < 3; i++) _e[i] += w * (_e[i + 3] - _e[i]);
+            fromEulerXYZ(q, o, _e[0], _e[1], _e[2]);
+          } else slerpInto(q, o, _save, k * 4, w);
+        }
         sk.forward(q);
       }
       ctx.limbsMoved = true;
