@@ -42,7 +42,7 @@ const cache = new WeakMap();
 // obstacles: 6 capsules × (a[3], b[3]) and radii; samples: 5 points
 const OA = new Float64Array(18), OB = new Float64Array(18), OR = new Float64Array(6);
 const SP = new Float64Array(15), _pre = new Float64Array(4), _t = new Float64Array(4);
-const _u = new Float64Array(3), _q = new Float64Array(3), _side = new Float64Array(3), _n = new Float64Array(3), _bp = new Float64Array(3), _bn = new Float64Array(3);
+const _u = new Float64Array(3), _e = new Float64Array(3), _q = new Float64Array(3), _side = new Float64Array(3), _n = new Float64Array(3), _bp = new Float64Array(3), _bn = new Float64Array(3);
 // obstacle indices: 0 torso, 1 head, 2 thigh_left, 3 shin_left, 4 thigh_right, 5 shin_right
 const AGAINST = [[0, 1], [0, 1], [0, 4, 5], [0, 2, 3]];
 
@@ -123,23 +123,18 @@ function deepest(st, L, P, col, solver, joint) {
     const su = _side[0] * ux + _side[1] * uy + _side[2] * uz;
     _side[0] -= ux * su; _side[1] -= uy * su; _side[2] -= uz * su;
     const sl = Math.hypot(_side[0], _side[1], _side[2]);
-    for (let i = 0; i < 5; i++) {
-      const x = SP[i * 3], y = SP[i * 3 + 1], z = SP[i * 3 + 2];
-      closest(o, x, y, z);
-      const ex = x - _q[0], ey = y - _q[1], ez = z - _q[2];
-      let dist = Math.hypot(ex, ey, ez);
+    for (let i = 0; i < 15; i += 3) {
+      closest(o, SP[i], SP[i + 1], SP[i + 2]);
+      for (let c = 0; c < 3; c++) _e[c] = SP[i + c] - _q[c];
+      let dist = Math.hypot(_e[0], _e[1], _e[2]);
       if (dist >= OR[o] + r) continue;
-      if (dist > 1e-9) { _n[0] = ex / dist; _n[1] = ey / dist; _n[2] = ez / dist; }
-      else if (sl > 1e-9) { _n[0] = _side[0] / sl; _n[1] = _side[1] / sl; _n[2] = _side[2] / sl; }
-      else { _n[0] = _n[1] = _n[2] = 0; }
-      if (sl > 1e-9 && (_n[0] * _side[0] + _n[1] * _side[1] + _n[2] * _side[2]) / sl < -0.5) {
-        _n[0] = -_n[0]; _n[1] = -_n[1]; _n[2] = -_n[2]; dist = -dist;
-      }
+      for (let c = 0; c < 3; c++) _n[c] = dist > 1e-9 ? _e[c] / dist : sl > 1e-9 ? _side[c] / sl : 0;
+      const flip = sl > 1e-9 && (_n[0] * _side[0] + _n[1] * _side[1] + _n[2] * _side[2]) / sl < -0.5;
+      if (flip) dist = -dist;
       const depth = OR[o] + r - dist;
       if (depth > best && _n[0] * _n[0] + _n[1] * _n[1] + _n[2] * _n[2] > 0.5) {
         best = depth;
-        _bp[0] = x; _bp[1] = y; _bp[2] = z;
-        _bn[0] = _n[0]; _bn[1] = _n[1]; _bn[2] = _n[2];
+        for (let c = 0; c < 3; c++) { _bp[c] = SP[i + c]; _bn[c] = flip ? -_n[c] : _n[c]; }
       }
     }
   }
