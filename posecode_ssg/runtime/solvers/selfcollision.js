@@ -105,12 +105,12 @@ function deepest(st, L, P, col, solver, joint) {
   const s = L % 2, arm = L < 2;
   const a = (arm ? st.elbow : st.knee)[s] * 3, b = (arm ? st.wrist : st.ankle)[s] * 3;
   const over = arm ? solver.armOverhang : solver.shinOverhang, r = arm ? col.arm : col.shin;
-  const dx = P[b] - P[a], dy = P[b + 1] - P[a + 1], dz = P[b + 2] - P[a + 2];
-  const len = Math.hypot(dx, dy, dz), k = len > 1e-9 ? over / len : 0;
-  for (let i = 0; i < 4; i++) {
-    SP[i * 3] = P[a] + FR[i] * dx; SP[i * 3 + 1] = P[a + 1] + FR[i] * dy; SP[i * 3 + 2] = P[a + 2] + FR[i] * dz;
+  for (let c = 0; c < 3; c++) _e[c] = P[b + c] - P[a + c];
+  const len = Math.hypot(_e[0], _e[1], _e[2]), k = len > 1e-9 ? over / len : 0;
+  for (let c = 0; c < 3; c++) {
+    for (let i = 0; i < 4; i++) SP[i * 3 + c] = P[a + c] + FR[i] * _e[c];
+    SP[12 + c] = P[b + c] + _e[c] * k;
   }
-  SP[12] = P[b] + dx * k; SP[13] = P[b + 1] + dy * k; SP[14] = P[b + 2] + dz * k;
   const j = joint * 3;
   let best = 0;
   const against = AGAINST[L];
