@@ -116,6 +116,27 @@ def test_markdown_in_list_item_maps_columns(capsys, tmp_path):
     assert "    6 |        toes: flex 1" in out
 
 
+def test_lines_named_in_a_fenced_hint_are_file_lines(capsys, tmp_path):
+    """A hint that names another line ("indent it like line N") names the Markdown file's line,
+    as the diagnostic's own position does: in check and in the build's report alike."""
+    from posecode_ssg.config import load_config
+    from posecode_ssg.site.build import build_site
+
+    body = ("posecode exercise \"Calf raise\"\n  rig humanoid\n  step \"Up\" 1s flow:\n"
+            "    ankles: plantarflex 20\n      ground-lock: feet\n")
+    md = "---\ntitle: Calf raise\n---\n\n# Calf raise\n\nText.\n\n```posecode\n" + body + "```\n"
+    (tmp_path / "content").mkdir()
+    f = tmp_path / "content" / "calf.md"
+    f.write_text(md, "utf-8")
+    # the block's line 4 ("ankles: ...") is file line 13; the over-indented line 5 is file line 14
+    code, out, _ = run(capsys, f)
+    assert code == 1 and f"{f}:14:7: error[step-child-indent-mismatch]" in out, out
+    assert "indent it like line 13" in out and "like line 4" not in out
+    result = build_site(load_config(None, cwd=tmp_path), progress=False)
+    ((path, diag),) = [(p, d) for p, d in result.errors if d.code == "step-child-indent-mismatch"]
+    assert (path.name, diag.line, diag.hint) == ("calf.md", 14, "indent it like line 13")
+
+
 def test_usage_errors_exit_2(capsys, tmp_path):
     code, _, err = run(capsys, tmp_path / "missing.posecode")
     assert code == 2 and "no such file" in err

@@ -134,8 +134,7 @@ def check_file(path: Path, display: str | None = None) -> list[CheckedDocument]:
         result = parse(block.source)
 
         def move(d: Diagnostic) -> Diagnostic:
-            line, col = block.file_position(d.line, d.column)
-            return Diagnostic(d.code, d.severity, line, col, d.message, d.hint, dict(d.extra))
+            return d.moved(*block.file_position(d.line, d.column), lambda n: block.file_position(n, 1)[0])
 
         moved = ParseResult(result.ir, [move(d) for d in result.errors],
                             [move(d) for d in result.warnings], [move(d) for d in result.hints])

@@ -10,8 +10,9 @@ compiler reports kinematic problems with the same class and codes ``kinematic-..
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 SEVERITIES = ("error", "warning", "hint")
 
@@ -109,9 +110,29 @@ class Diagnostic:
         )
 
     def shifted(self, lines: int) -> "Diagnostic":
-        """A copy moved down by ``lines`` lines (used for fenced blocks inside Markdown)."""
-        return Diagnostic(self.code, self.severity, self.line + lines, self.column, self.message,
-                          self.hint, dict(self.extra))
+        """A copy moved down by ``lines`` lines (used for fenced blocks inside Markdown), the
+        lines its message and hint name moved with it (:func:`map_line_refs`)."""
+        return self.moved(self.line + lines, self.column, lambda n: n + lines)
+
+    def moved(self, line: int, column: int, map_line: Callable[[int], int]) -> "Diagnostic":
+        """A copy at file position ``line``/``column`` (1-based) whose message and hint name file
+        lines too: every document line they refer to ("indent it like line 3") goes through
+        ``map_line`` (document line -> file line), so a fenced block's hints point into the
+        Markdown file as its position does."""
+        return Diagnostic(self.code, self.severity, line, column, map_line_refs(self.message, map_line),
+                          None if self.hint is None else map_line_refs(self.hint, map_line), dict(self.extra))
+
+
+#: "line 12" / "lines 3" outside double-quoted author text (a step called "Hold line 2" is kept)
+_LINE_REF = re.compile(r'"[^"\n]*"|\b(lines? )(\d+)\b')
+
+
+def map_line_refs(text: str, map_line: Callable[[int], int]) -> str:
+    """``text`` with each line number it names ("on line 4", "like line 17") replaced by
+    ``map_line(n)``; quoted author text is left alone. The parser's messages name document lines
+    this way (parser.py); callers that move a diagnostic into a Markdown file map them too."""
+    return _LINE_REF.sub(lambda m: m.group(0) if m.group(1) is None
+                         else f"{m.group(1)}{map_line(int(m.group(2)))}", text)
 
 
 def error(code: str, line: int, column: int, message: str, hint: str | None = None) -> Diagnostic:

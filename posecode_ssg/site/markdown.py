@@ -47,6 +47,7 @@ from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
 from posecode_ssg.config import VIEWS
+from posecode_ssg.language.diagnostics import map_line_refs
 from posecode_ssg.site.taxonomy import slugify
 
 LANGUAGE = "posecode"
@@ -310,9 +311,15 @@ def attach_figure(token: Token, figure: Any, env: dict) -> None:
     if id(token) in pc.reported:
         return
     pc.reported.add(id(token))
+    def file_line(n: int) -> int:
+        return document_position(token, pc, n, 1)[0]
+
     for d in figure.diagnostics:
         line, column = document_position(token, pc, d.get("line") or 1, d.get("column") or 1)
-        pc.diagnostics.append({**d, "line": line, "column": column})
+        moved = {**d, "line": line, "column": column, "message": map_line_refs(d["message"], file_line)}
+        if d.get("hint"):
+            moved["hint"] = map_line_refs(d["hint"], file_line)
+        pc.diagnostics.append(moved)
 
 
 def render_code_fence(renderer, tokens, idx, options, env) -> str:

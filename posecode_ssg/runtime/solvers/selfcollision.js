@@ -118,10 +118,9 @@ function deepest(st, L, P, col, solver, joint) {
     const o = against[oi];
     // the limb's side of the obstacle: its proximal joint, perpendicular to the obstacle's axis
     unit(OA, o * 3, OB, o * 3);
-    const ux = _u[0], uy = _u[1], uz = _u[2];
-    _side[0] = P[j] - OA[o * 3]; _side[1] = P[j + 1] - OA[o * 3 + 1]; _side[2] = P[j + 2] - OA[o * 3 + 2];
-    const su = _side[0] * ux + _side[1] * uy + _side[2] * uz;
-    _side[0] -= ux * su; _side[1] -= uy * su; _side[2] -= uz * su;
+    for (let c = 0; c < 3; c++) _side[c] = P[j + c] - OA[o * 3 + c];
+    const su = _side[0] * _u[0] + _side[1] * _u[1] + _side[2] * _u[2];
+    for (let c = 0; c < 3; c++) _side[c] -= _u[c] * su;
     const sl = Math.hypot(_side[0], _side[1], _side[2]);
     for (let i = 0; i < 15; i += 3) {
       closest(o, SP[i], SP[i + 1], SP[i + 2]);
