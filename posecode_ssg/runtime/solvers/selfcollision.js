@@ -89,14 +89,13 @@ function obstacles(st, P, col, solver) {
   }
 }
 
-/** Closest point of capsule i's segment to (x, y, z), into _q. */
-function closest(i, x, y, z) {
-  const ax = OA[i * 3], ay = OA[i * 3 + 1], az = OA[i * 3 + 2];
-  const bx = OB[i * 3] - ax, by = OB[i * 3 + 1] - ay, bz = OB[i * 3 + 2] - az;
-  const L2 = bx * bx + by * by + bz * bz;
-  let t = L2 < 1e-12 ? 0 : ((x - ax) * bx + (y - ay) * by + (z - az) * bz) / L2;
-  t = Math.min(1, Math.max(0, t));
-  _q[0] = ax + t * bx; _q[1] = ay + t * by; _q[2] = az + t * bz;
+/** Closest point of capsule o's segment to sample point SP[s..], into _q. */
+function closest(o, s) {
+  let L2 = 0, t = 0;
+  for (let c = 0; c < 3; c++) { _q[c] = OB[o * 3 + c] - OA[o * 3 + c]; L2 += _q[c] * _q[c]; }
+  for (let c = 0; c < 3; c++) t += (SP[s + c] - OA[o * 3 + c]) * _q[c];
+  t = Math.min(1, Math.max(0, L2 < 1e-12 ? 0 : t / L2));
+  for (let c = 0; c < 3; c++) _q[c] = OA[o * 3 + c] + t * _q[c];
 }
 
 /** Deepest overlap of limb L (0 arm_left, 1 arm_right, 2 leg_left, 3 leg_right): depth m; point
@@ -123,7 +122,7 @@ function deepest(st, L, P, col, solver, joint) {
     for (let c = 0; c < 3; c++) _side[c] -= _u[c] * su;
     const sl = Math.hypot(_side[0], _side[1], _side[2]);
     for (let i = 0; i < 15; i += 3) {
-      closest(o, SP[i], SP[i + 1], SP[i + 2]);
+      closest(o, i);
       for (let c = 0; c < 3; c++) _e[c] = SP[i + c] - _q[c];
       let dist = Math.hypot(_e[0], _e[1], _e[2]);
       if (dist >= OR[o] + r) continue;
