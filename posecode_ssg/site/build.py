@@ -36,6 +36,7 @@ import hashlib
 import json
 import multiprocessing
 import os
+import re
 import shutil
 import sys
 import threading
@@ -237,25 +238,36 @@ def _progress(iterable, total: int, desc: str, enabled: bool):
 
 
 def _leading_comment(text: str, title: str) -> str | None:
-    """The summary a ``.posecode`` file gives itself: its first comment line before the header.
+    """The summary a ``.posecode`` file gives itself: the first sentence of the comment lines
+    before its header.
 
-    Comments start with ``#`` or ``//`` (spec §1, Grammar). A leading ``"<title>:"`` (the movement's own
-    name) is dropped and the rest capitalised: ``// Arm waves: a flowing warm-up.`` on a
-    movement named "Arm waves" gives "A flowing warm-up.". None when the file starts with no
-    comment.
+    Comments start with ``#`` or ``//`` (spec §1, Grammar). Consecutive comment lines are one
+    paragraph (a sentence may wrap onto the next line); it ends at a blank comment line or the
+    first non-comment line, and the summary is its first sentence (up to ``.``, ``!`` or ``?``
+    followed by a space, or the paragraph's end). A leading ``"<title>:"`` (the movement's own
+    name) is dropped and the rest capitalised: ``// Arm waves: a flowing warm-up.`` on a movement
+    named "Arm waves" gives "A flowing warm-up.". None when the file starts with no comment.
     """
+    words: list[str] = []
     for raw in text.lstrip("\ufeff").splitlines():
         line = raw.strip()
-        if not line:
+        mark = next((m for m in ("//", "#") if line.startswith(m)), None)
+        if mark is None:
+            if line or words:
+                break
             continue
-        for mark in ("//", "#"):
-            if line.startswith(mark):
-                words = line[len(mark):].strip()
-                if words.lower().startswith(title.lower() + ":"):
-                    words = words[len(title) + 1:].strip()
-                return (words[:1].upper() + words[1:]) or None
-        return None
-    return None
+        part = line[len(mark):].strip()
+        if not part:
+            if words:
+                break
+            continue
+        words.append(part)
+    paragraph = " ".join(words)
+    if paragraph.lower().startswith(title.lower() + ":"):
+        paragraph = paragraph[len(title) + 1:].strip()
+    end = re.search(r"[.!?](\s|$)", paragraph)
+    sentence = paragraph[:end.end()].strip() if end else paragraph
+    return (sentence[:1].upper() + sentence[1:]) or None
 
 
 def _humanize(name: str) -> str:

@@ -447,14 +447,17 @@ def test_page_workers_build_the_same_bytes(tmp_path, monkeypatch):
 def test_posecode_page_summary_from_its_leading_comment(make_site):
     files = {"a.posecode": "// Nod: a small yes of the head.\n# more words\n" + NOD,
              "b.posecode": "# keeps the neck long\n" + NOD.replace('"Nod"', '"Other"'),
-             "c.posecode": NOD.replace('"Nod"', '"Plain"')}
+             "c.posecode": NOD.replace('"Nod"', '"Plain"'),
+             "d.posecode": "# Tuck: draw the chin back, the eyes\n# level. Hold it there.\n" + NOD.replace('"Nod"', '"Tuck"'),
+             "e.posecode": "# no full stop here\n#\n# a second paragraph\n" + NOD.replace('"Nod"', '"Fifth"')}
     result, config = make_site(files)
     assert not result.errors
     described = {}
-    for name in ("a", "b", "c"):
+    for name in ("a", "b", "c", "d", "e"):
         m = re.search(r'<meta name="description" content="([^"]*)"', read(config.output_dir, f"{name}/index.html"))
         described[name] = m and m.group(1)
-    # the movement's own name before the colon is dropped; the first comment line only;
-    # no comment: the generated description of the steps
+    # the movement's own name before the colon is dropped; the first sentence of the first
+    # comment paragraph (wrapping lines joined); no comment: the generated description
     assert described == {"a": "A small yes of the head.", "b": "Keeps the neck long",
-                         "c": "Posture in 1 step, 1 s a repetition."}
+                         "c": "Posture in 1 step, 1 s a repetition.",
+                         "d": "Draw the chin back, the eyes level.", "e": "No full stop here"}

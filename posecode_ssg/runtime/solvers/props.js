@@ -33,12 +33,15 @@ const T4 = [0, 0.33, 0.66, 1];
 const _p = new Float64Array(3);
 
 /** Depth (m) of the sphere (p[o..], r) owned by face record f, else 0 (solve.py `_owned_depth`). */
+/** v · (x, y, z). */
+const dot = (v, x, y, z) => x * v[0] + y * v[1] + z * v[2];
+
 function ownedDepth(f, P, o, r) {
   const x = P[o] - f.c[0], y = P[o + 1] - f.c[1], z = P[o + 2] - f.c[2];
-  const d = x * f.n[0] + y * f.n[1] + z * f.n[2];
+  const d = dot(f.n, x, y, z);
   if (d < -f.capture || d >= r) return 0;
-  if (Math.abs(x * f.u[0] + y * f.u[1] + z * f.u[2]) > f.halfU + r) return 0;
-  if (Math.abs(x * f.v[0] + y * f.v[1] + z * f.v[2]) > f.halfV + r) return 0;
+  if (Math.abs(dot(f.u, x, y, z)) > f.halfU + r) return 0;
+  if (Math.abs(dot(f.v, x, y, z)) > f.halfV + r) return 0;
   return r - d;
 }
 
@@ -176,9 +179,9 @@ function limbLift(ctx, st, s) {
       const f = st.limb[fi], n = f.n, u = f.u, top = f.c[1] + f.halfV + r;
       const kx = P[kn] - f.c[0], ky = P[kn + 1] - f.c[1], kz = P[kn + 2] - f.c[2];
       // along the segment (t = 0 knee, 1 end): out-of-face shortfall h, over-the-top shortfall v
-      const h0 = r - (kx * n[0] + ky * n[1] + kz * n[2]), hd = -ext * (dx * n[0] + dy * n[1] + dz * n[2]);
+      const h0 = r - dot(n, kx, ky, kz), hd = -ext * dot(n, dx, dy, dz);
       const v0 = top - P[kn + 1], vd = -ext * dy;
-      const u0 = kx * u[0] + ky * u[1] + kz * u[2], ud = ext * (dx * u[0] + dy * u[1] + dz * u[2]);
+      const u0 = dot(u, kx, ky, kz), ud = ext * dot(u, dx, dy, dz);
       // the part of the segment inside the face's region: h, v > 0, within capture, beside limits
       _t[0] = 0; _t[1] = 1;
       cut(h0, hd); cut(v0, vd); cut(f.capture + r - h0, -hd); cut(ky + f.halfV + r, ext * dy);
@@ -193,7 +196,7 @@ function limbLift(ctx, st, s) {
           const vx = uy * rz - uz * ry, vy = uz * rx - ux * rz, vz = ux * ry - uy * rx;
           // at the crossing of the two shortfalls (equal within 1e-9) the faster way out, so
           // rounding never picks the branch (solve.py alike)
-          const hv = vx * n[0] + vy * n[1] + vz * n[2];
+          const hv = dot(n, vx, vy, vz);
           need = short;
           rate = Math.abs(ho - vo) <= 1e-9 ? Math.max(hv, vy) : ho < vo ? hv : vy;
         }
