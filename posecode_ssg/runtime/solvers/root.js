@@ -195,8 +195,7 @@ function turnBack(ctx, A, k, wk) {
 function holdError(ctx, A, k, lm) {
   const p = ctx.plan, L = ctx.skeleton.landmarkP, a = k * 4, so = lm ? lm[0] : p.lockSole[k], to = lm ? lm[1] : p.lockToe[k];
   const s = so * 3, t = to * 3, m = holdMu(L, so, to, lm ? lm[2] : p.lockHeel[k], ctx.rig.solver.plantTolerance);
-  _e[0] = A[a] + m * A[a + 2] - L[s] - m * (L[t] - L[s]);
-  _e[1] = A[a + 1] + m * A[a + 3] - L[s + 2] - m * (L[t + 2] - L[s + 2]);
+  for (let c = 0; c < 2; c++) _e[c] = A[a + c] + m * A[a + 2 + c] - L[s + 2 * c] - m * (L[t + 2 * c] - L[s + 2 * c]);
   return _e;
 }
 
@@ -484,13 +483,14 @@ export const grip = {
     const g = ctx.plan.grips, n = g.length;
     if (!n) return;
     const sk = ctx.skeleton, w = sk.worldP, some = g.some((x) => x.held);
-    let dx = 0, dy = 0, dz = 0, m = 0;
+    let m = 0;
+    _T.fill(0);
     for (let i = 0; i < n; i++) {
       if (some && !g[i].held) continue;
-      const o = g[i].bone * 3;
-      dx += g[i].target[0] - w[o]; dy += g[i].target[1] - w[o + 1]; dz += g[i].target[2] - w[o + 2]; m++;
+      for (let c = 0; c < 3; c++) _T[c] += g[i].target[c] - w[g[i].bone * 3 + c];
+      m++;
     }
-    sk.translate(dx / m, dy / m, dz / m);
+    sk.translate(_T[0] / m, _T[1] / m, _T[2] / m);
     // then each arm reaches its anchor (CCD, elbow bends −x) and the hand closes
     for (let i = 0; i < n; i++) {
       ccd(ctx, g[i].chain, g[i].target, -1, false, ctx.rig.solver.gripStopDistance);
