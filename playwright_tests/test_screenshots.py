@@ -44,8 +44,7 @@ MOVEMENTS = [
     ("knee-hug", "mobility/knee-hug/", 0, "supine, ground-lock back, reach hand to knee"),
     ("seated-thoracic-rotation", "mobility/seated-thoracic-rotation/", 0, "seated, spine twist"),
     ("plie-first-position", "dance/plie-first-position/", 0, "first-position, avatar3"),
-    ("chin-up", "props/chin-up/", 0, "bar, grip per side, fingers",
-     ["ArrowLeft"] * 3),   # turned 45° off the side view, where the bar's near upright hides the body
+    ("chin-up", "props/chin-up/", 0, "bar, grip per side, fingers; front view (automatic with the bar)"),
     ("parallel-bar-dip", "props/parallel-bar-dip/", 0, "dip-bars, grip"),
     ("seated-knee-extension", "props/seated-knee-extension/", 0, "chair, pin pelvis on the seat"),
     ("wall-leg-swings", "props/wall-leg-swings/", 0, "wall, reach hand to wall, single-foot ground-lock, "

@@ -145,10 +145,15 @@ def choose_view(program) -> str:
     displacement a side camera sees is (z, y), a front camera (x, y); the view that sees more than
     1.2 × the other wins (finger joints count a tenth). In a close call the anatomical plane of the
     authored change decides (abduction/adduction frontal, flexion/extension sagittal). A lying or
-    seated start is always drawn from the side.
+    seated start is always drawn from the side. A prop with an upright ("post" mesh of
+    ``rig.PROP_GEOMETRY``) standing in the side camera's line through the body (|z| < 0.15 m:
+    the pull-up bar's posts at its ends) would hide the figure from the side: front.
     """
     if program.tilted_base:
         return "side"
+    if any(mesh.get("role") == "post" and abs(mesh["center"][2]) < 0.15
+           for prop in program.props for mesh in PROP_GEOMETRY.get(prop, {}).get("meshes", [])):
+        return "front"
     frames = _facing_floats(program)
     base = frames[0]  # the start frame has no turn and no travel
     front = side = 0.0
