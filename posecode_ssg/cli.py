@@ -27,6 +27,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders (.posecode, .md)")
     p.add_argument("--format", choices=["text", "json"], default="text")
     p.add_argument("--strict", action="store_true", help="make warnings fail (exit 1)")
+    p.add_argument("--config", metavar="FILE",
+                   help="posecode.toml whose content folder links resolve in (default: ./posecode.toml if present)")
 
     p = sub.add_parser("compile", help="compile one document to motion JSON and/or an SVG poster")
     p.add_argument("file", metavar="FILE")

@@ -30,9 +30,10 @@ def test_conformance_examples_are_clean(capsys, shared):
     code, out, _ = run(capsys, shared / "conformance" / "examples")
     assert code == 0
     lines = out.strip().splitlines()
-    assert lines[-1].startswith("checked 55 documents in 55 files: 0 errors, 0 warnings, 0 hints")
     heads = [ln for ln in lines if ln.startswith(str(shared))]
     assert heads and all(": warning[kinematic-" in ln for ln in heads)
+    n = len(heads)  # every warning is a kinematic one, and the summary says so once
+    assert lines[-1] == f"checked 55 documents in 55 files: 0 errors, {n} warnings ({n} kinematic), 0 hints"
 
 
 def test_kinematic_diagnostics_beside_parse_result(capsys, tmp_path):
@@ -44,7 +45,7 @@ def test_kinematic_diagnostics_beside_parse_result(capsys, tmp_path):
     code, out, _ = run(capsys, f)
     assert code == 0
     assert f"{f}:6:5: warning[kinematic-reach-short]: hand_left cannot reach floor" in out
-    assert out.strip().splitlines()[-1].endswith("; 1 kinematic warning")
+    assert out.strip().splitlines()[-1] == "checked 1 document in 1 file: 0 errors, 1 warning (1 kinematic), 0 hints"
     assert run(capsys, "--strict", f)[0] == 1
     code, out, _ = run(capsys, "--format", "json", f)
     doc = json.loads(out)[0]
@@ -179,3 +180,88 @@ def test_closed_pipe_is_not_a_traceback(shared):
                           shell=True, capture_output=True, text=True, timeout=120)
     assert proc.stdout.count("\n") == 1
     assert "Traceback" not in proc.stderr and "BrokenPipeError" not in proc.stderr
+
+
+# ------------------------------------------------------------------ Markdown pages: what build checks
+
+TRIAL = ("---\ntitle: Trial\nlevel: beginer\nequipment: [kettlebell]\n---\n# Trial\n\n"
+         "[x](nope.md) and [ok](other.md)\n")
+
+
+def _site(tmp_path, page: str) -> Path:
+    content = tmp_path / "content"
+    content.mkdir()
+    (content / "page.md").write_text(page, "utf-8")
+    (content / "other.md").write_text("# Other\n", "utf-8")
+    return content
+
+
+def test_page_front_matter_and_links_fail_like_build(capsys, tmp_path, monkeypatch):
+    """The fresh-user trial: check used to pass a page build rejects. Now the front matter
+    (the build's validator, with its hints) and the internal links are errors in check too."""
+    content = _site(tmp_path, TRIAL)
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(capsys, "content")
+    assert code == 1
+    heads = [ln for ln in out.splitlines() if ln.startswith("content/")]
+    assert heads == [
+        "content/page.md:3:8: error[front-matter-value]: unknown level 'beginer'",
+        "content/page.md:4:13: error[front-matter-value]: unknown equipment word 'kettlebell'",
+        "content/page.md:8:5: error[broken-link]: broken link 'nope.md': no page or file 'nope.md' "
+        "in the content folder (did you mean 'page.md'?)",
+    ]
+    assert "= hint: did you mean 'beginner'?" in out and "= hint: known: none, chair" in out
+    assert out.splitlines()[-1] == "checked 0 documents in 2 files: 3 errors, 0 warnings, 0 hints (1 page failed)"
+    # the same problems, with the same codes, as the build reports
+    from posecode_ssg.config import load_config
+    from posecode_ssg.site.build import build_site
+
+    built = build_site(load_config(None, cwd=tmp_path), out_dir=tmp_path / "site", strict=False, progress=False)
+    assert sorted((d.line, d.code) for _p, d in built.errors) == [(3, "front-matter-value"), (4, "front-matter-value"),
+                                                                   (8, "broken-link")]
+    code, out, _ = run(capsys, "--format", "json", "content/page.md")
+    (doc,) = json.loads(out)
+    assert doc["page"] is True and doc["ir"] is None
+    assert [e["code"] for e in doc["errors"]] == ["front-matter-value", "front-matter-value", "broken-link"]
+
+
+def test_yaml_error_points_at_the_offending_line(capsys, tmp_path):
+    """An unclosed flow list is reported where it opens (line 3), not at the closing --- (line 4)."""
+    f = tmp_path / "page.md"
+    f.write_text("---\ntitle: T\nprimary_muscles: [quads\n---\n# T\n", "utf-8")
+    code, out, _ = run(capsys, f)
+    assert code == 1
+    assert (f"{f}:3:18: error[front-matter-yaml]: front matter is not valid YAML: did not find expected ',' "
+            "or ']' (while parsing a flow sequence that starts here)") in out
+    assert "    3 | primary_muscles: [quads" in out
+
+
+def test_link_root_is_content_dir_else_folder_else_file_folder(capsys, tmp_path, monkeypatch):
+    """A single file resolves its links in the config's content folder when it lies inside it,
+    else in the folder argument, else in its own folder."""
+    content = _site(tmp_path, "# P\n\n[up](/other.md)\n")
+    (content / "sub").mkdir()
+    (content / "sub" / "deep.md").write_text("# D\n\n[root](/other.md) [rel](../page.md)\n", "utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert run(capsys, "content/sub/deep.md")[0] == 0  # root: ./content (default config)
+    loose = tmp_path / "loose"
+    loose.mkdir()
+    (loose / "a.md").write_text("# A\n\n[b](b.md) [missing](/other.md)\n", "utf-8")
+    (loose / "b.md").write_text("# B\n", "utf-8")
+    code, out, _ = run(capsys, loose / "a.md")  # outside the content folder: root is loose/
+    assert code == 1 and "broken link '/other.md'" in out and "'b.md'" not in out
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    monkeypatch.chdir(other)  # no content folder here: links of a folder argument resolve in it
+    code, out, _ = run(capsys, content)
+    assert code == 0, out
+
+
+def test_clean_page_and_summary_counts_kinematic_inside_warnings(capsys, tmp_path):
+    """A clean page adds no document; warnings (--strict) count the kinematic ones once."""
+    content = _site(tmp_path, "---\ntitle: Fine\nlevel: beginner\n---\n# Fine\n\n[o](other.md)\n\n```posecode\n"
+                    + WARN + "```\n")
+    code, out, _ = run(capsys, content)
+    assert code == 0
+    assert out.splitlines()[-1] == "checked 1 document in 2 files: 0 errors, 2 warnings, 0 hints"
+    assert run(capsys, "--strict", content)[0] == 1

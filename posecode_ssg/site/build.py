@@ -167,7 +167,9 @@ def site_fingerprint() -> str:
     return _SITE_FINGERPRINT
 
 
-def _diagnostic(d: dict) -> Any:
+def as_diagnostic(d: dict) -> Any:
+    """A :class:`Diagnostic` from a page record's diagnostic dict (``code, severity, line, column,
+    message, hint``)."""
     return Diagnostic(code=d.get("code") or "site", severity=d["severity"], line=int(d.get("line") or 1),
                       column=int(d.get("column") or 1), message=d["message"], hint=d.get("hint"))
 
@@ -175,6 +177,30 @@ def _diagnostic(d: dict) -> Any:
 def _compile_job(job: tuple[str, dict]) -> dict:
     source, options = job
     return compile_figure(source, options).to_dict()
+
+
+def link_diagnostics(page: Page, link_index: LinkIndex, anchors=None) -> list[Diagnostic]:
+    """The link check of one page (``build`` and ``check``): a ``broken-link`` error per link
+    :meth:`LinkIndex.resolve` cannot place, and, when ``anchors`` (``src_uri`` -> the target
+    page's heading and figure ids, or None when unknown) is given, a ``broken-anchor`` warning
+    per ``#fragment`` the target page does not have."""
+    found: list[Diagnostic] = []
+    for link in page.links:
+        url, message, target = link_index.resolve(page, link.target)
+        if url is None:
+            found.append(Diagnostic(
+                code="broken-link", severity="error", line=link.line, column=link.column, message=message,
+                hint="link to a .md/.posecode file or a file in the content folder, relative to this page"))
+            continue
+        fragment = link.target.partition("#")[2]
+        known = anchors(target.src_uri) if anchors is not None and target is not None else None
+        if fragment and known is not None and fragment not in known:
+            close = difflib.get_close_matches(fragment, known, n=1)
+            found.append(Diagnostic(
+                code="broken-anchor", severity="warning", line=link.line, column=link.column,
+                message=f"link '{link.target}': no heading or figure '#{fragment}' on {target.src_uri}",
+                hint=f"did you mean '#{close[0]}'?" if close else "headings get ids from their text"))
+    return found
 
 
 def figure_options(info: FenceInfo, config: SiteConfig) -> dict:
@@ -473,7 +499,7 @@ class _Build:
                                             len(record["figures"])))
             result.figures += len(record["figures"])
             for d in record["diagnostics"]:
-                (result.warnings if d["severity"] == "warning" else result.errors).append((path, _diagnostic(d)))
+                (result.warnings if d["severity"] == "warning" else result.errors).append((path, as_diagnostic(d)))
         result.notes.extend(manifest.get("notes", []))
 
     def _save_manifest(self, fingerprint: str, inputs: str) -> None:
@@ -563,27 +589,18 @@ class _Build:
                 continue
             for d in rec["diagnostics"]:
                 bucket = result.warnings if d["severity"] == "warning" else result.errors
-                bucket.append((page.src_path, _diagnostic(d)))
-            for link in page.links:
-                url, message, target = self.link_index.resolve(page, link.target)
-                if url is None:
-                    result.errors.append((page.src_path, Diagnostic(
-                        code="broken-link", severity="error", line=link.line, column=link.column, message=message,
-                        hint="link to a .md/.posecode file or a file in the content folder, relative to this page")))
-                    continue
-                fragment = link.target.partition("#")[2]
-                target_rec = self.records.get(target.src_uri) if target is not None else None
-                if fragment and target_rec is not None and fragment not in target_rec.get("anchors", []):
-                    close = difflib.get_close_matches(fragment, target_rec.get("anchors", []), n=1)
-                    result.warnings.append((page.src_path, Diagnostic(
-                        code="broken-anchor", severity="warning", line=link.line, column=link.column,
-                        message=f"link '{link.target}': no heading or figure '#{fragment}' on {target.src_uri}",
-                        hint=f"did you mean '#{close[0]}'?" if close else "headings get ids from their text")))
+                bucket.append((page.src_path, as_diagnostic(d)))
+            for d in link_diagnostics(page, self.link_index, self._anchors):
+                (result.warnings if d.severity == "warning" else result.errors).append((page.src_path, d))
             result.pages.append(PageSummary(page.src_path, page.src_uri, page.dest_uri, page.url, rec["title"],
                                             len(rec["figures"])))
             result.figures += len(rec["figures"])
         self.to_render = to_parse
         self.show = show
+
+    def _anchors(self, src_uri: str) -> list[str] | None:
+        rec = self.records.get(src_uri)
+        return rec.get("anchors", []) if rec is not None else None
 
     def _drop_drafts(self, drafts: set[str]) -> None:
         """Leave the draft pages ``drafts`` (src_uris) out: pages, records, link targets."""

@@ -195,6 +195,27 @@ def _as_list(value: Any) -> list | None:
     return None
 
 
+def _yaml_error_position(exc: yaml.MarkedYAMLError, text: str, offset: int) -> tuple[int, int, str]:
+    """``(line, column, message)`` of a YAML syntax error, on the document's lines.
+
+    PyYAML's ``problem_mark`` is where the parser gave up; when that is the end of the front
+    matter (an unclosed ``[``, ``{`` or quote), it would point at the closing ``---``, so the
+    ``context_mark`` (where the unclosed construct opened) is used instead, and the message
+    says what was left open."""
+    mark, message = exc.problem_mark, str(exc.problem or exc)
+    body = text.rstrip("\n").split("\n")
+    past_end = mark is not None and (mark.line >= len(body) or not body[mark.line][mark.column:].strip())
+    if (mark is None or past_end) and exc.context_mark is not None:
+        mark = exc.context_mark
+        if exc.context:
+            message += f" ({exc.context} that starts here)"
+    if mark is None:
+        return offset, 1, message
+    line = min(mark.line, len(body) - 1) if body else 0
+    column = mark.column + 1 if line == mark.line else len(body[line]) + 1 if body else 1
+    return line + offset, column, message
+
+
 def validate_front_matter(text: str, first_line: int) -> tuple[dict, list[Problem]]:
     """Parse and validate YAML front matter.
 
@@ -216,11 +237,9 @@ def validate_front_matter(text: str, first_line: int) -> tuple[dict, list[Proble
         finally:
             loader.dispose()
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + offset if mark else offset
-        column = mark.column + 1 if mark else 1
+        line, column, message = _yaml_error_position(exc, text, offset)
         problems.append(Problem("error", "front-matter-yaml", line, column,
-                                f"front matter is not valid YAML: {exc.problem or exc}"))
+                                f"front matter is not valid YAML: {message}"))
         return {}, problems
     except yaml.YAMLError as exc:
         problems.append(Problem("error", "front-matter-yaml", offset, 1, f"front matter is not valid YAML: {exc}"))
