@@ -211,6 +211,7 @@ class _Parser:
         self.warnings: list[Diagnostic] = []
         self.hints: list[Diagnostic] = []
         self.props: list[str] = []
+        self.unknown_props: list[tuple[int, str]] = []  # (line, word) of `prop` lines not in the list
 
     # -- diagnostics ----------------------------------------------------------------------------
 
@@ -464,6 +465,8 @@ class _Parser:
                 word = self.closed_word(st.tokens[0], st.line, "unknown-prop", "prop", V.PROPS)
                 if word is not None:
                     self.props.append(word)
+                else:
+                    self.unknown_props.append((st.line, str(st.tokens[0])))
 
         for st, children in top:
             r = st.rule
@@ -867,9 +870,13 @@ class _Parser:
         prop = V.ANCHOR_PROP[anchor]
         if prop in self.props:
             return True
+        # a misspelt declaration of this prop is the thing to fix, not a missing one
+        typo = next((line for line, word in self.unknown_props
+                     if difflib.get_close_matches(word, [prop], n=1, cutoff=0.6)), None)
         self.err(f"{code_prefix}-undeclared-prop", st.line, tok.column,
                  f'{what} "{anchor}" requires declared prop "{prop}"',
-                 f"add `prop {prop}` beneath the header")
+                 f"fix the prop on line {typo}: `prop {prop}`" if typo is not None
+                 else f"add `prop {prop}` beneath the header")
         return False
 
     def _reach(self, st: _Stmt) -> list[Contact]:

@@ -726,3 +726,18 @@ def test_missing_colon_after_a_joint_name():
     r = parse(doc("knees flex 30"))
     assert [(e.line, e.column, e.code) for e in r.errors] == [(3, 5, "bad-joint-target")]
     assert "put a `:` after `knees`" in r.errors[0].hint
+
+
+def test_a_misspelt_prop_is_named_as_the_fix_of_the_contacts_that_need_it():
+    """`prop walls` is an unknown prop (with its did-you-mean); the reach to the wall that then
+    lacks its prop points back at that line instead of asking for a declaration already there."""
+    text = ('posecode exercise "Wall reach"\n  rig humanoid\n  prop walls\n'
+            '  step "Reach" 1s flow:\n    reach: hand_left wall\n')
+    result = parse(text)
+    codes = [(d.code, d.line) for d in result.errors]
+    assert codes == [("unknown-prop", 3), ("reach-undeclared-prop", 5)], codes
+    assert result.errors[0].hint == "did you mean `wall`?"
+    assert result.errors[1].hint == "fix the prop on line 3: `prop wall`"
+    # nothing like it declared: the usual advice
+    other = parse(text.replace("prop walls", "prop chair"))
+    assert [d.hint for d in other.errors] == ["add `prop wall` beneath the header"]
