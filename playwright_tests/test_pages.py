@@ -418,8 +418,34 @@ def test_home_filters(browser, built_site):
     assert visible_cards(page) == want("muscle", "glutes") & want("level", "beginner") & want("equipment", "bar")
     if not visible_cards(page):
         assert page.locator("[data-no-results]").is_visible()
+    # the address keeps the filters: a reload shows the same list
+    narrowed = visible_cards(page)
+    assert page.evaluate("Object.fromEntries(new URLSearchParams(location.search))") == \
+        {"muscle": "glutes", "level": "beginner", "equipment": "bar"}
+    page.reload()
+    page.wait_for_function("document.querySelector('#filter-equipment').value === 'bar'")
+    assert visible_cards(page) == narrowed
     page.get_by_role("button", name="Clear").click()
     page.wait_for_function(f"document.querySelector('[data-result-count]').textContent === '{len(expected)} exercises'")
     assert visible_cards(page) == set(expected)
+    assert page.evaluate("location.search") == ""   # cleared in the address too
+    assert not page.problems, page.problems
+    page.context.close()
+
+
+def test_search_query_lives_in_the_address(browser, built_site):
+    """A search from the header (?q=) fills the library's search box; typing another query
+    replaces it in the address and the header box, and Clear empties both (fresh-user trial:
+    after Clear a reload brought the old query back)."""
+    page = new_page(browser)
+    page.goto(built_site.url("?q=squat"))
+    search = page.locator("#library-search")
+    assert search.input_value() == "squat"
+    search.fill("plank")
+    page.wait_for_function("new URLSearchParams(location.search).get('q') === 'plank'")
+    assert page.locator("#site-search").input_value() == "plank"
+    page.get_by_role("button", name="Clear").click()
+    page.wait_for_function("location.search === ''")
+    assert page.locator("#site-search").input_value() == ""
     assert not page.problems, page.problems
     page.context.close()

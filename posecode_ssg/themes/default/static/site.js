@@ -72,6 +72,21 @@
           if (othersHeading) othersHeading.hidden = false;
         });
       }
+      remember({ q: query, muscle: muscle, equipment: equipment, level: level });
+    }
+
+    // The address keeps the search and filters (replaceState: no history entry per keystroke),
+    // so a reload or a shared link shows the same list; the header search box follows.
+    function remember(state) {
+      var params = new URLSearchParams(window.location.search);
+      Object.keys(state).forEach(function (k) { if (state[k]) params.set(k, state[k]); else params.delete(k); });
+      var search = params.toString();
+      var url = window.location.pathname + (search ? "?" + search : "") + window.location.hash;
+      if (url !== window.location.pathname + window.location.search + window.location.hash) {
+        window.history.replaceState(window.history.state, "", url);
+      }
+      var header = document.getElementById("site-search");
+      if (header && header !== input) header.value = state.q;
     }
 
     form.addEventListener("input", function () {
