@@ -396,10 +396,11 @@ class _Build:
         content = config.content_dir
         if not content.is_dir():
             self._error(content, "content-missing", f"content folder not found: {content}",
-                        "pass --content DIR or set content_dir in posecode.toml")
+                        "pass --content DIR or set content_dir in posecode.toml", line=0)
             return
         if self.out == content or content.is_relative_to(self.out) or self.out.is_relative_to(content):
-            self._error(self.out, "output-dir", "the output folder must not be, contain or be inside the content folder")
+            self._error(self.out, "output-dir", "the output folder must not be, contain or be inside the content folder",
+                        line=0)
             return
         self.theme = Theme.load(config.theme, config.theme_dir)
         page_paths, static_paths = scan_content(content)

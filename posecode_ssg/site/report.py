@@ -65,9 +65,13 @@ def format_diagnostic(path: str | os.PathLike[str], diagnostic: Any, cache: dict
     The source line comes from ``lines`` (the file's lines) when given, else from the file at
     ``path`` (read once per ``cache``). ``shown`` replaces the displayed path (default
     :func:`display_path`). The one formatter of ``check``, ``build``, ``serve`` and ``eval``.
+    A diagnostic about a folder, or with line 0 (no position), is shown without line and column.
     """
     line, column = int(diagnostic.line or 1), int(diagnostic.column or 1)
     where = shown if shown is not None else display_path(path)
+    if not diagnostic.line or Path(path).is_dir():   # about a folder, or no position (line 0)
+        return f"{where}: {diagnostic.severity}[{diagnostic.code}]: {diagnostic.message}" + (
+            f"\n    = hint: {diagnostic.hint}" if getattr(diagnostic, "hint", None) else "")
     out = [f"{where}:{line}:{column}: {diagnostic.severity}[{diagnostic.code}]: {diagnostic.message}"]
     if lines is not None:
         text = lines[line - 1] if 1 <= line <= len(lines) else None

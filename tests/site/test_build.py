@@ -461,3 +461,14 @@ def test_posecode_page_summary_from_its_leading_comment(make_site):
     assert described == {"a": "A small yes of the head.", "b": "Keeps the neck long",
                          "c": "Posture in 1 step, 1 s a repetition.",
                          "d": "Draw the chin back, the eyes level.", "e": "No full stop here"}
+
+
+def test_an_output_folder_inside_the_content_is_reported_without_a_line(tmp_path, capsys, monkeypatch):
+    """A problem with a folder names the folder alone: no ``:1:1`` as if it were a file."""
+    (tmp_path / "content").mkdir()
+    (tmp_path / "content" / "a.md").write_text("# A\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert main(["build", "--out", "content/site"]) != 0
+    err = capsys.readouterr().err
+    line = next(x for x in err.splitlines() if "error[output-dir]" in x)
+    assert re.match(r"^\S*content/site: error\[output-dir\]: the output folder must not be", line), line
