@@ -182,18 +182,15 @@ class PageChecker:
         return path.parent
 
     def _index(self, root: Path):
-        from posecode_ssg.site.content import LinkIndex, Page, page_url, scan_content
+        from posecode_ssg.site.content import LinkIndex, new_page, scan_content
 
         if root not in self.indexes:
             pages, static = scan_content(root)
             by_src, by_url = {}, {}
             for p in pages:
-                uri = p.relative_to(root).as_posix()
-                url, dest, is_index = page_url(uri)
-                page = Page(src_path=p, src_uri=uri, url=url, dest_uri=dest, source_kind="markdown",
-                            is_index=is_index)
-                by_src[uri] = page
-                by_url.setdefault(url, page)
+                page = new_page(root, p.relative_to(root).as_posix())
+                by_src[page.src_uri] = page
+                by_url.setdefault(page.url, page)
             self.indexes[root] = LinkIndex(by_src, by_url, {p.relative_to(root).as_posix() for p in static})
         return self.indexes[root]
 
@@ -202,14 +199,12 @@ class PageChecker:
         """Front matter and link diagnostics of the Markdown page ``path`` (``text``), or None
         when it has none."""
         from posecode_ssg.site.build import as_diagnostic, link_diagnostics
-        from posecode_ssg.site.content import Page, decode_source, page_url, parse_markdown_page
+        from posecode_ssg.site.content import decode_source, new_page, parse_markdown_page
         from posecode_ssg.site.markdown import posecode_env
 
         root = self.root_of(path, folder_arg)
-        uri = path.resolve().relative_to(root).as_posix()
-        url, dest, is_index = page_url(uri)
-        page = Page(src_path=path, src_uri=uri, url=url, dest_uri=dest, source_kind="markdown",
-                    is_index=is_index, text=decode_source(text.encode("utf-8"))[0])
+        page = new_page(root, path.resolve().relative_to(root).as_posix(),
+                        text=decode_source(text.encode("utf-8"))[0])
         parse_markdown_page(page, self.md)
         found = [as_diagnostic(p.to_dict()) for p in page.problems]  # front matter
         found += [as_diagnostic(d) for d in posecode_env(page.env).diagnostics]  # fence attributes

@@ -51,7 +51,7 @@ from markupsafe import Markup
 from posecode_ssg.config import PosecodeError, SiteConfig
 from posecode_ssg.site import taxonomy
 from posecode_ssg.site.content import (
-    INDEX_NAMES, LinkIndex, Page, Problem, create_markdown, decode_source, is_internal, page_url,
+    INDEX_NAMES, LinkIndex, Page, Problem, create_markdown, decode_source, is_internal, new_page,
     parse_markdown_page, scan_content, url_quote,
 )
 from posecode_ssg.site.figures import CompiledFigure, compile_figure, compiler_fingerprint, figure_key
@@ -536,9 +536,8 @@ class _Build:
         by_url: dict[str, Page] = {}
         reserved = {"tags/", "muscles/", "equipment/", "assets/"}
         for uri, data in self.sources.items():
-            url, dest, is_index = page_url(uri)
-            page = Page(src_path=config.content_dir / uri, src_uri=uri, url=url, dest_uri=dest,
-                        source_kind="posecode" if uri.endswith(".posecode") else "markdown", is_index=is_index)
+            page = new_page(config.content_dir, uri)
+            url = page.url
             if url in by_url:
                 self._error(page.src_path, "duplicate-url",
                             f"'{uri}' and '{by_url[url].src_uri}' both become the page /{url}",

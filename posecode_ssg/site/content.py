@@ -117,6 +117,16 @@ def page_url(src_uri: str) -> tuple[str, str, bool]:
     return url, f"{url}index.html", False
 
 
+def new_page(root: Path, src_uri: str, **fields: Any) -> Page:
+    """The :class:`Page` of the source ``src_uri`` (``/``-separated, relative to the content
+    folder ``root``): its URL, output path and index flag (:func:`page_url`) and its kind
+    (``posecode`` for a ``.posecode`` file, else ``markdown``); ``fields`` set the rest."""
+    url, dest, is_index = page_url(src_uri)
+    return Page(src_path=root / src_uri, src_uri=src_uri, url=url, dest_uri=dest,
+                source_kind="posecode" if src_uri.endswith(".posecode") else "markdown",
+                is_index=is_index, **fields)
+
+
 #: Names editors and tools write next to a file while saving it: swap files,
 #: backups, lock files, partial downloads. They are never pages or static files of the
 #: site, and never trigger a rebuild in ``serve``. (Vim:
