@@ -177,7 +177,9 @@ def test_reduced_motion_shows_the_build_poster(browser, built_site):
     assert poster.is_visible()
     box, view = poster.bounding_box(), fig.locator(".pc-view").bounding_box()
     assert box["width"] > 0.5 * view["width"] or box["height"] > 0.8 * view["height"]
-    assert page.evaluate("posecode.figures.every(f => !f.playing && f.sample().t === 0)")
+    # paused at the poster's pose: the end of phase data-frame (test_player_controls.py)
+    assert page.evaluate("""posecode.figures.every(f => !f.playing && Math.abs(f.sample().t
+        - f._model.timeline.times[f.querySelector('svg[data-frame]').getAttribute('data-frame')]) < 1e-3)""")
     assert page.evaluate("window.__webgl") == 0
     assert page.evaluate(f"{FIG}.drawCount") == 0
     # the reader can still ask for the animation

@@ -408,7 +408,9 @@ def render_poster(program, *, flip: bool = False, view: str | None = None,
     ``view`` is ``"side"``, ``"front"`` or ``None`` (choose with :func:`choose_view`); ``flip``
     mirrors the figure horizontally; ``title`` is the accessible name (default: the document's
     name); ``frame`` picks the pose (0 = start pose, i = end of phase i; default: the frame
-    farthest from the start pose). Raises ``ValueError`` for an unknown view.
+    farthest from the start pose). The ``<svg>`` carries that index as ``data-frame``: the
+    browser player sets its time slider to the end of phase i while it shows the poster (reduced
+    motion). Raises ``ValueError`` for an unknown view.
     """
     view = view or choose_view(program)
     if view not in ("side", "front"):
@@ -425,7 +427,7 @@ def render_poster(program, *, flip: bool = False, view: str | None = None,
     uid = _uid(program.name, view, flip, index)
     desc = f"{name}: {view} view, {label}"
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="pc-poster" role="img" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="pc-poster" role="img" data-frame="{index}" '
         f'aria-labelledby="{uid}-t" aria-label="{escape(desc)}" viewBox="{_f(bx)} {_f(-(by + bh))} {_f(bw)} {_f(bh)}" '
         f'width="{_f(bw)}" height="{_f(bh)}">',
         f'<title id="{uid}-t">{escape(desc)}</title>',

@@ -11,10 +11,11 @@
  *
  * The element reads rig.json once per page, validates its motion data, builds the model (timeline,
  * skeleton, solver passes) and a player: play/pause, scrub, speed, phase list with the current
- * phase and its cue, rep counter, orbit camera with reset; keyboard operable, labelled for screen
- * readers. With `prefers-reduced-motion: reduce` it shows the poster and a play button and never
- * autoplays. Invalid data shows a `posecode-figure: …` message in place of the figure, rejects
- * `ready` and fires a `posecode-error` event; nothing is thrown to the console.
+ * phase and its cue, rep counter, orbit camera with zoom, pan and reset; keyboard operable, labelled
+ * for screen readers. With `prefers-reduced-motion: reduce` it shows the poster and a play button,
+ * the slider at the poster's pose (its `data-frame`: the end of that phase), and never autoplays.
+ * Invalid data shows a `posecode-figure: …` message in place of the figure, rejects `ready` and
+ * fires a `posecode-error` event; nothing is thrown to the console.
  *
  * Test hooks (stable API): `el.ready` (Promise), `el.duration` (s, wrap included), `el.seek(t)`
  * (synchronous, pauses), `el.sample()` ({t, phase, bones, landmarks, contacts, warnings}, world
@@ -33,7 +34,8 @@ const FOV = 30;
 const DEG = Math.PI / 180;
 const VIEWS = { side: -90, front: 0 };
 const DEFAULT_AZIMUTH = -35, DEFAULT_ELEVATION = 10;
-/** Keys that turn (azimuth, elevation in degrees) or zoom (factor) the view. */
+/** Keys that turn (azimuth, elevation in degrees) or zoom (factor) the view; with Shift the
+ *  arrows pan it instead (about a quarter of the view's height per press, the sign of the turn). */
 const ORBIT_KEYS = {
   ArrowLeft: [-15, 0], ArrowRight: [15, 0], ArrowUp: [0, 10], ArrowDown: [0, -10],
   "+": [0, 0, 1 / 1.15], "=": [0, 0, 1 / 1.15], "-": [0, 0, 1.15], _: [0, 0, 1.15],
@@ -68,36 +70,35 @@ export function loadRig() {
 
 const reducedMotionQuery = typeof matchMedia === "function" ? matchMedia("(prefers-reduced-motion: reduce)") : null;
 
-const STYLE = `
-posecode-figure{display:block}
-.pc-player{display:flex;flex-direction:column;gap:.4rem}
-.pc-view{position:relative;aspect-ratio:4/3;width:100%;max-height:80vh;overflow:hidden;border-radius:6px;background:var(--pc-view-bg,color-mix(in srgb,currentColor 7%,transparent));touch-action:pan-y;cursor:grab;outline-offset:2px}
-.pc-view:focus-visible{outline:3px solid var(--pc-accent,#1f6feb)}
-.pc-view>*{position:absolute}
-.pc-view>canvas{inset:0;width:100%;height:100%;display:block}
-.pc-view>.posecode-poster{inset:0;margin:0;display:flex;flex-direction:column;align-items:center;justify-content:center}
-.pc-view>.posecode-poster svg{max-width:100%;min-height:0;flex:1 1 auto;width:auto;height:100%}
-.pc-view>.posecode-poster figcaption{flex:none;padding:.2em .5em;font-size:.9em}
-.pc-view[data-state=live]>.posecode-poster{display:none}
-.pc-view[data-state=poster]>canvas{visibility:hidden}
-.pc-controls{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem;font-size:.9em}
-.pc-controls button,.pc-controls select,.pc-reset{font:inherit;min-height:2.2rem;min-width:2.2rem}
-.pc-scrub{flex:1 1 8rem;min-width:6rem}
-.pc-time,.pc-rep{font-variant-numeric:tabular-nums;white-space:nowrap}
-.pc-reset,.pc-rep{background:#ffffffd9;color:#1b1b1b}
-.pc-reset{top:.4rem;right:.4rem;border-radius:50%;border:1px solid #00000040;padding:0;cursor:pointer}
-.pc-rep{top:.5rem;left:.5rem;padding:.1em .5em;border-radius:1em;font-size:.85em;pointer-events:none}
-.pc-phase-list{margin:0;padding-left:1.6em;font-size:.9em}
-.pc-phase-list li{padding:.1em .3em;border-left:3px solid transparent}
-.pc-phase-list button{font:inherit;background:none;border:0;padding:.1em 0;color:inherit;cursor:pointer;text-align:left}
-.pc-phase-list [aria-current]{border-left-color:var(--pc-accent,#1f6feb);background:var(--pc-current-bg,#1f6feb14)}
-.pc-phase-list [aria-current] button{font-weight:700}
-.pc-phase-cue{display:block;font-style:italic;opacity:.7}
-.pc-phase-list [aria-current] .pc-phase-cue{opacity:1}
-.pc-phase-meta{opacity:.75;font-weight:400}
-.pc-error{border:2px solid #b3261e;color:#8c1d18;background:#fdecea;padding:.6em .8em;border-radius:6px;font:inherit}
-.pc-sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
-`;
+const STYLE = `\
+posecode-figure{display:block}\
+.pc-player{display:flex;flex-direction:column;gap:.4rem;container-type:inline-size}\
+.pc-view{position:relative;aspect-ratio:4/3;width:100%;max-height:80vh;overflow:hidden;border-radius:6px;background:var(--pc-view-bg,color-mix(in srgb,currentColor 7%,transparent));touch-action:pan-y;cursor:grab;outline-offset:2px}\
+.pc-view:focus-visible{outline:3px solid var(--pc-accent,#1f6feb)}\
+.pc-view>*{position:absolute}\
+.pc-view>canvas{inset:0;width:100%;height:100%;display:block}\
+.pc-view>.posecode-poster{inset:0;margin:0;display:flex;flex-direction:column;align-items:center;justify-content:center}\
+.pc-view>.posecode-poster svg{max-width:100%;min-height:0;flex:1 1 auto;width:auto;height:100%}\
+.pc-view>.posecode-poster figcaption{flex:none;padding:.2em .5em;font-size:.9em}\
+.pc-view[data-state=live]>.posecode-poster{display:none}\
+.pc-view[data-state=poster]>canvas{visibility:hidden}\
+.pc-controls{display:flex;flex-wrap:wrap;align-items:center;gap:.4rem;font-size:.9em}\
+.pc-controls button,.pc-controls select,.pc-reset{font:inherit;min-height:2.2rem;min-width:2.2rem;padding:0 .4rem}\
+.pc-scrub{flex:1 1 4rem;min-width:4rem}\
+@container (max-width:18rem){.pc-scrub{order:-1;flex-basis:100%}}\
+.pc-time,.pc-rep{font-variant-numeric:tabular-nums;white-space:nowrap}\
+.pc-reset,.pc-rep{background:#ffffffd9;color:#1b1b1b}\
+.pc-reset{top:.4rem;right:.4rem;border-radius:50%;border:1px solid #00000040;padding:0;cursor:pointer}\
+.pc-rep{top:.5rem;left:.5rem;padding:.1em .5em;border-radius:1em;font-size:.85em;pointer-events:none}\
+.pc-phase-list{margin:0;padding-left:1.6em;font-size:.9em}\
+.pc-phase-list li{padding:.1em .3em;border-left:3px solid transparent}\
+.pc-phase-list button{font:inherit;background:none;border:0;padding:.1em 0;color:inherit;cursor:pointer;text-align:left}\
+.pc-phase-list [aria-current]{border-left-color:var(--pc-accent,#1f6feb);background:var(--pc-current-bg,#1f6feb14)}\
+.pc-phase-list [aria-current] button{font-weight:700}\
+.pc-phase-cue{display:block;font-style:italic;opacity:.7}\
+.pc-phase-list [aria-current] .pc-phase-cue{opacity:1}\
+.pc-phase-meta{opacity:.75;font-weight:400}\
+.pc-error{border:2px solid #b3261e;color:#8c1d18;background:#fdecea;padding:.6em .8em;border-radius:6px;font:inherit}`;
 
 function injectStyle() {
   if (document.getElementById("posecode-runtime-style")) return;
@@ -276,14 +277,26 @@ export class PosecodeFigure extends HTMLElement {
     this._azimuth = (v in VIEWS ? VIEWS[v] : DEFAULT_AZIMUTH) * DEG;
     this._elevation = (v in VIEWS ? 4 : DEFAULT_ELEVATION) * DEG;
     this._zoom = 1;
+    this._pan = [0, 0];
     this.dirty = true;
     wake();
   }
 
-  _orbit(dAz, dEl, zoom = 1) {
+  /**
+   * Turn by `dAz`, `dEl` (radians), zoom by the factor `zoom` (the camera distance's) and pan the
+   * look-at point by `right`, `up` metres (across the screen and along the vertical). Panning is
+   * for a zoomed-in view: the look-at point keeps within (1 − zoom) of the loop's bounding box from
+   * its centre, so the view reaches the box's edges (the feet, the hands overhead) and never leaves
+   * the figure; zoomed back out, the pan shrinks back to none.
+   */
+  _orbit(dAz, dEl, zoom = 1, right = 0, up = 0) {
+    const clamp = (x, a, b) => Math.max(a, Math.min(b, x)), p = this._pan;
     this._azimuth += dAz;
-    this._elevation = Math.max(-10 * DEG, Math.min(80 * DEG, this._elevation + dEl));
-    this._zoom = Math.max(0.4, Math.min(2.5, this._zoom * zoom));
+    this._elevation = clamp(this._elevation + dEl, -10 * DEG, 80 * DEG);
+    this._zoom = clamp(this._zoom * zoom, 0.4, 2.5);
+    const room = Math.max(0, 1 - this._zoom), h = room * this._halfH, v = room * this._halfV;
+    p[0] = clamp(p[0] + right, -h, h);
+    p[1] = clamp(p[1] + up, -v, v);
     this._wantLive = true;
     this.dirty = true;
     wake();
@@ -299,7 +312,7 @@ export class PosecodeFigure extends HTMLElement {
     const player = el("div", { class: "pc-player", role: "group", "aria-label": `${title}: animated figure` });
     const view = el("div", {
       class: "pc-view", tabindex: "0", role: "application", "aria-roledescription": "3D figure",
-      "aria-label": `${title}. Arrow keys turn the view, plus and minus zoom, Home resets the view, Space plays or pauses.`,
+      "aria-label": `${title}. Arrow keys turn the view, plus and minus zoom, Shift with the arrow keys or a drag pans, Home resets the view, Space plays or pauses.`,
     });
     const canvas = el("canvas", { "aria-hidden": "true" });
     view.append(canvas);
@@ -309,24 +322,21 @@ export class PosecodeFigure extends HTMLElement {
     const controls = el("div", { class: "pc-controls" });
     const play = el("button", { type: "button", class: "pc-play", "aria-label": "Play" }, "▶");
     const scrub = el("input", {
-      type: "range", class: "pc-scrub", min: "0", max: String(m.duration), step: "0.01", value: "0", "aria-label": "Time",
+      type: "range", class: "pc-scrub", min: "0", max: m.duration, step: "0.01", value: "0", "aria-label": "Time",
     });
     const time = el("span", { class: "pc-time", "aria-hidden": "true" }, `0.0 / ${fmt(m.duration)} s`);
-    const speedLabel = el("label", { class: "pc-speed-label" });
-    speedLabel.append(el("span", { class: "pc-sr" }, "Speed"));
-    const speed = el("select", { class: "pc-speed" });
+    const speed = el("select", { class: "pc-speed", "aria-label": "Speed" });
     for (const s of SPEEDS) speed.append(el("option", { value: s }, `${s}×`));
     speed.value = "1";
-    speedLabel.append(speed);
     const rep = el("span", { class: "pc-rep" });
     const reset = el("button", { type: "button", class: "pc-reset", "aria-label": "Reset view", title: "Reset view" }, "⟲");
     view.append(rep, reset);
-    controls.append(play, scrub, time, speedLabel);
+    controls.append(play, scrub, time, speed);
     const list = el("ol", { class: "pc-phase-list", "aria-label": "Phases" });
     motion.phases.forEach((p, i) => {
       const li = el("li");
-      const b = el("button", { type: "button", "data-phase": String(i) });
-      b.append(document.createTextNode(p.name + " "), el("span", { class: "pc-phase-meta" }, `${fmt(p.d)} s · ${p.m}`));
+      const b = el("button", { type: "button", "data-phase": i });
+      b.append(`${p.name} `, el("span", { class: "pc-phase-meta" }, `${fmt(p.d)} s · ${p.m}`));
       b.addEventListener("click", () => this.seek(m.timeline.times[i]));
       li.append(b);
       if (p.cue) li.append(el("span", { class: "pc-phase-cue" }, p.cue));
@@ -351,8 +361,20 @@ export class PosecodeFigure extends HTMLElement {
     scrub.addEventListener("keydown", (e) => this._onScrubKey(e));
     speed.addEventListener("change", () => { this._speed = parseFloat(speed.value) || 1; });
     reset.addEventListener("click", () => this._resetView());
+    // the poster's pose: the end of phase `data-frame` (the build's pick, poster.py); just before
+    // it, so the readout names the phase that ends there
+    const f = +(poster && poster.querySelector("svg[data-frame]")?.getAttribute("data-frame"));
+    this._stillT = f > 0 && f < m.timeline.times.length ? m.timeline.times[f] - 1e-6 : 0;
     this.playing = this.hasAttribute("autoplay") && !this.reduced;
     this._updateUI(true);
+    if (this.reduced) this._still();
+  }
+
+  /** Reduced motion: paused on the poster, the slider and readout at the poster's pose. */
+  _still() {
+    this.seek(this._stillT);
+    this._wantLive = false;
+    this.view.dataset.state = "poster";
   }
 
   /** Listen to the view (keys, pointer) and the reduced-motion setting; join the stage. */
@@ -365,7 +387,7 @@ export class PosecodeFigure extends HTMLElement {
     if (reducedMotionQuery) {
       reducedMotionQuery.addEventListener("change", () => {
         this.reduced = reducedMotionQuery.matches;
-        if (this.reduced) { this.pause(); view.dataset.state = "poster"; }
+        if (this.reduced) this._still();
       }, { signal });
     }
     track(this);
@@ -380,8 +402,9 @@ export class PosecodeFigure extends HTMLElement {
   }
 
   _onKey(e) {
-    const k = e.key, o = ORBIT_KEYS[k];
-    if (o) this._orbit(o[0] * DEG, o[1] * DEG, o[2]);
+    const k = e.key, o = ORBIT_KEYS[k], s = 0.5 * this._halfV * this._zoom;
+    if (o && e.shiftKey && !o[2]) this._orbit(0, 0, 1, Math.sign(o[0]) * s, Math.sign(o[1]) * s);
+    else if (o) this._orbit(o[0] * DEG, o[1] * DEG, o[2]);
     else if (k === "Home" || k === "0") this._resetView();
     else if (k === " " || k === "Enter" || k === "k") this.toggle();
     else return;
@@ -411,9 +434,11 @@ export class PosecodeFigure extends HTMLElement {
     view.setPointerCapture(e.pointerId);
     view.addEventListener("pointermove", (e) => {
       if (this._drag !== drag || e.pointerId !== drag.id) return;
-      const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
+      const dx = e.clientX - drag.x, dy = e.clientY - drag.y, mpp = this._mpp || 0;
       drag.x = e.clientX; drag.y = e.clientY;
-      this._orbit(-dx * 0.01, e.pointerType === "touch" ? 0 : dy * 0.01);
+      // Shift-drag pans: the figure follows the pointer (metres per CSS pixel at the look-at point)
+      if (e.shiftKey) this._orbit(0, 0, 1, -dx * mpp, dy * mpp);
+      else this._orbit(-dx * 0.01, e.pointerType === "touch" ? 0 : dy * 0.01);
     }, { signal });
     view.addEventListener("pointerup", up, { signal });
     view.addEventListener("pointercancel", up, { signal });
@@ -479,13 +504,16 @@ export class PosecodeFigure extends HTMLElement {
     }
     this.mannequin.update();
     // camera: fit the height and the widest horizontal extent; the near half of the box sits closer
-    const tanV = Math.tan((FOV / 2) * DEG), tanH = tanV * (c.aspect || 1), T = this._target;
+    const tanV = Math.tan((FOV / 2) * DEG), tanH = tanV * (c.aspect || 1), az = this._azimuth, P = this._pan;
     const d = (Math.max(this._halfV / tanV, this._halfH / tanH) + 0.6 * this._halfH) * this._zoom;
     const ce = Math.cos(this._elevation);
+    // the look-at point: the box centre panned across the screen (right = (cos az, 0, −sin az)) and up
+    const T = [this._target[0] + P[0] * Math.cos(az), this._target[1] + P[1], this._target[2] - P[0] * Math.sin(az)];
+    this._mpp = (2 * d * tanV) / (this.cssHeight || 1);
     c.position.set(
-      T[0] + d * ce * Math.sin(this._azimuth),
+      T[0] + d * ce * Math.sin(az),
       T[1] + d * Math.sin(this._elevation),
-      T[2] + d * ce * Math.cos(this._azimuth),
+      T[2] + d * ce * Math.cos(az),
     );
     const r = this._halfV + this._halfH;
     c.near = Math.max(0.05, d - 3 * r);
@@ -499,12 +527,11 @@ export class PosecodeFigure extends HTMLElement {
     return !this.reduced || this._wantLive === true;
   }
 
-  /** Called by the stage after the frame was copied into this figure's canvas. */
+  /** Called by the stage after the frame was copied into this figure's canvas (only ever drawn
+   *  while {@link wantsDraw}: the live figure replaces the poster). */
   drawn() {
     this.drawCount++;
-    if (!this.reduced || this._wantLive || this.playing) {
-      if (this.view.dataset.state !== "live") this.view.dataset.state = "live";
-    }
+    if (this.view.dataset.state !== "live") this.view.dataset.state = "live";
   }
 
   // ----- public API ---------------------------------------------------------------------------
