@@ -363,8 +363,8 @@ export class PosecodeFigure extends HTMLElement {
     reset.addEventListener("click", () => this._resetView());
     // the poster's pose: the end of phase `data-frame` (the build's pick, poster.py); just before
     // it, so the readout names the phase that ends there
-    const f = +(poster && poster.querySelector("svg[data-frame]")?.getAttribute("data-frame"));
-    this._stillT = f > 0 && f < m.timeline.times.length ? m.timeline.times[f] - 1e-6 : 0;
+    const f = +poster?.querySelector("svg")?.getAttribute("data-frame");
+    this._stillT = (f > 0 && m.timeline.times[f] - 1e-6) || 0;
     this.playing = this.hasAttribute("autoplay") && !this.reduced;
     this._updateUI(true);
     if (this.reduced) this._still();
