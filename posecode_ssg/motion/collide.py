@@ -34,7 +34,7 @@ import numpy as np
 
 from .fk import World
 from .rig import SOLVER
-from .rotation import axis_angle_matrix, cross3, matrix_to_euler, norm3
+from .rotation import cross3, norm3, turned_euler
 
 __all__ = ["obstacles", "limb_samples", "deepest", "self_collision_depth", "resolve_self_collision",
            "LIMBS"]
@@ -269,10 +269,8 @@ def resolve_self_collision(pose, exempt: set[str], held: set[str] = frozenset())
                 if mn < 1e-6 or abs(along) < 1e-9 or float(ax.dot(ax)) < 0.5:
                     break
                 step = min(math.degrees(depth / mn), step_cap, cap - total)
-                Rd = axis_angle_matrix(ax, math.radians(step if along > 0 else -step))
-                parent_rot = w.rot[joint].dot(pose.local[joint].T)
-                new_local = parent_rot.T.dot(Rd).dot(parent_rot).dot(pose.local[joint])
-                pose.set_euler(joint, _clamp_box(joint, matrix_to_euler(new_local), widen))
+                turned = turned_euler(pose.local[joint], w.rot[joint], ax, math.radians(step if along > 0 else -step))
+                pose.set_euler(joint, _clamp_box(joint, turned, widen))
                 total += step
                 continue
             lever = p - w.pos[joint]
@@ -282,9 +280,7 @@ def resolve_self_collision(pose, exempt: set[str], held: set[str] = frozenset())
             if ln < 1e-6 or an < 1e-9:
                 break
             step = min(math.degrees(depth / ln), step_cap, cap - total)
-            Rd = axis_angle_matrix(ax / an, math.radians(step))
-            parent_rot = w.rot[joint].dot(pose.local[joint].T)
-            new_local = parent_rot.T.dot(Rd).dot(parent_rot).dot(pose.local[joint])
-            pose.set_euler(joint, _clamp_box(joint, matrix_to_euler(new_local), widen))
+            turned = turned_euler(pose.local[joint], w.rot[joint], ax / an, math.radians(step))
+            pose.set_euler(joint, _clamp_box(joint, turned, widen))
             total += step
 

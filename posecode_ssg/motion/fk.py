@@ -51,6 +51,11 @@ class _Prepared:
                             for b in BONES}
         self.volumes_of = {b: tuple((off, rs) for v, off, rs in self.volumes if v == b) for b in BONES}
         self.plans: dict[tuple, "_Plan"] = {}
+        # the same constants as Python floats (the per-bone shares, :class:`_Shape`)
+        self.landmark_offsets = {n: tuple(float(c) for c in o) for n, (_b, o) in av.landmarks.items()}
+        self.volume_floats = {b: tuple((tuple(off.tolist()), tuple(rs.tolist())) for off, rs in vols)
+                              for b, vols in self.volumes_of.items()}
+        self.sole_corners = [tuple(c) for c in self.sole_box.tolist()]
 
 
 _PREPARED: dict[int, tuple[Avatar, _Prepared]] = {}
@@ -258,32 +263,45 @@ class _Shape:
     """The rotation-dependent share of one bone's landmarks and mesh extents, computed on first
     use and kept while the bone's world rotation ``R`` is unchanged (a root translation keeps
     every shape): landmark offsets ``R @ offset``, volume centre heights and vertical half
-    extents, the lowest sole-box corner relative to the joint. The products are the ones the
-    eager computation makes (same bits); positions add the joint afterwards."""
+    extents, the lowest sole-box corner relative to the joint; on Python floats (the products of
+    the array computation, summed in order: equal to its numbers within ~1e-16 m); positions add
+    the joint afterwards."""
 
-    __slots__ = ("prep", "bone", "R", "_marks", "_volumes", "_sole")
+    __slots__ = ("prep", "bone", "R", "_rows", "_marks", "_volumes", "_sole")
 
     def __init__(self, prep: _Prepared, bone: str, R: np.ndarray):
         self.prep, self.bone, self.R = prep, bone, R
-        self._marks: dict[str, list[float]] = {}
+        self._rows = None
+        self._marks: dict[str, tuple[float, float, float]] = {}
         self._volumes = self._sole = None
 
-    def mark(self, name: str) -> list[float]:
+    def rows(self) -> list[list[float]]:
+        """``R`` as rows of Python floats."""
+        r = self._rows
+        if r is None:
+            r = self._rows = self.R.tolist()
+        return r
+
+    def mark(self, name: str) -> tuple[float, float, float]:
         """``R @ offset`` of landmark ``name`` (on this bone) as three floats."""
         v = self._marks.get(name)
         if v is None:
-            v = self._marks[name] = self.R.dot(self.prep.landmark_index[name][1]).tolist()
+            (r00, r01, r02), (r10, r11, r12), (r20, r21, r22) = self.rows()
+            ox, oy, oz = self.prep.landmark_offsets[name]
+            v = self._marks[name] = (r00 * ox + r01 * oy + r02 * oz, r10 * ox + r11 * oy + r12 * oz,
+                                     r20 * ox + r21 * oy + r22 * oz)
         return v
 
     def volumes(self) -> list[tuple[float, float]]:
-        """Per volume of the bone: (centre y − joint y, vertical half extent) in metres."""
+        """Per volume of the bone: (centre y − joint y, vertical half extent) in metres: the
+        ellipsoid R·diag(r·scale) spans ±|row 1 of R·diag(r·scale)| vertically."""
         v = self._volumes
         if v is None:
-            R = self.R
+            r10, r11, r12 = self.rows()[1]
             v = self._volumes = []
-            for off, rscale in self.prep.volumes_of[self.bone]:
-                m = R[1] * rscale
-                v.append((float(R.dot(off)[1]), math.sqrt(float(m.dot(m)))))   # = np.linalg.norm(m)
+            for (ox, oy, oz), (sx, sy, sz) in self.prep.volume_floats[self.bone]:
+                mx, my, mz = r10 * sx, r11 * sy, r12 * sz
+                v.append((r10 * ox + r11 * oy + r12 * oz, math.sqrt(mx * mx + my * my + mz * mz)))
         return v
 
     def sole_low(self) -> float:
@@ -291,7 +309,20 @@ class _Shape:
         minimum is exact: rounding is monotonic)."""
         v = self._sole
         if v is None:
-            v = self._sole = min(self.prep.sole_box.dot(self.R.T)[:, 1].tolist())
+            r10, r11, r12 = self.rows()[1]
+            v = self._sole = min([r10 * x + r11 * y + r12 * z for x, y, z in self.prep.sole_corners])
+        return v
+
+
+class _Shapes(dict):
+    """bone -> its :class:`_Shape`, made on first use from the bone's world rotation (most steps
+    measure a few bones of a world); starts with the shapes a world carries over from the
+    previous one (bones whose rotation did not change)."""
+
+    __slots__ = ("_prep", "_rot")   # the prepared avatar; bone -> world rotation (read-only)
+
+    def __missing__(self, bone: str) -> _Shape:
+        v = self[bone] = _Shape(self._prep, bone, self._rot[bone])
         return v
 
 
@@ -402,12 +433,46 @@ def landmark_xyz(w: World, name: str) -> tuple[float, float, float]:
     return tuple(marks[name].tolist())
 
 
+def joint_xyz(w: World, bone: str) -> tuple[float, float, float]:
+    """A joint's world position (m) as three Python floats, the values of ``w.pos[bone]``
+    without making an array (the solver's IK steps read a few joints of each world)."""
+    if w.fk_data is not None:
+        return w.fk_data[1][bone]
+    return tuple(w.pos[bone].tolist())
+
+
+class _Joints(dict):
+    """bone -> world joint position as a float triple, each summed on first use (joint = parent
+    joint + the parent-frame step ``R_parent @ offset``, from the root down: the additions of an
+    eager pass, in the same order, on the bones a step reads). Starts with the positions a world
+    carries over from the previous one (those no change moved); behaves as the full mapping."""
+
+    __slots__ = ("_root", "_step")   # the root position triple; bone -> step triple (read-only)
+
+    def __missing__(self, bone: str) -> tuple[float, float, float]:
+        p = PARENT[bone]
+        px, py, pz = self._root if p is None else self[p]
+        sx, sy, sz = self._step[bone]
+        v = self[bone] = (px + sx, py + sy, pz + sz)
+        return v
+
+    def __contains__(self, bone: object) -> bool:
+        return bone in self._step
+
+    def __iter__(self):
+        return iter(self._step)
+
+    def __len__(self) -> int:
+        return len(self._step)
+
+
 class _Plan:
     """What one :meth:`PoseFK.world` call recomputes after a given set of changes, in canonical
     order: world rotations (``rot``: bone, parent), the parent-frame steps ``R_parent @ offset``
-    (``step``: bone, parent, offset) and joint positions (``pos``: bone, parent)."""
+    (``step``: bone, parent, offset) and the bones whose joint position moves (``moved``: a set;
+    a root translation moves them all)."""
 
-    __slots__ = ("rot", "step", "pos")
+    __slots__ = ("rot", "step", "moved")
 
     def __init__(self, prep: _Prepared, av: Avatar, changed: frozenset, root_rot: bool, root_pos: bool):
         rot_dirty: set[str] = set()
@@ -422,7 +487,7 @@ class _Plan:
                 pos_dirty.add(b)
         self.rot = tuple((b, p) for b, p in _PARENTS if b in rot_dirty)
         self.step = tuple((b, p, prep.off[b]) for b, p in _PARENTS if b in step_dirty)
-        self.pos = tuple((b, p) for b, p in _PARENTS if b in pos_dirty)
+        self.moved = frozenset(pos_dirty)
 
 
 class PoseFK:
@@ -433,13 +498,15 @@ class PoseFK:
     transform; :meth:`world` returns the same :class:`World` that :func:`forward_kinematics`
     gives for the current values — bit for bit: the same products in the same order — but
     recomputes only what changed since the previous call: the world rotations of the subtrees of
-    changed joints, the parent-frame bone steps ``R_parent @ offset`` under them, and the joint
-    positions (a root translation recomputes positions only, sums of the kept steps, on Python
-    floats). Each bone's rotation-dependent share of its landmarks and mesh extents
+    changed joints and the parent-frame bone steps ``R_parent @ offset`` under them; joint
+    positions (sums of the steps, on Python floats) are carried over where nothing moved them and
+    summed when a step reads them (:class:`_Joints`: a root translation costs nothing until
+    then). Each bone's rotation-dependent share of its landmarks and mesh extents
     (:class:`_Shape`) is kept while its world rotation is unchanged, so lowest points
-    (:meth:`World.lowest_by_bone`) and landmarks after a root move are float sums. Source of the
-    recurrence: kinematics-reference §2.1 (identity rest rotations, offsets in the parent
-    frame)."""
+    (:meth:`World.lowest_by_bone`) and landmarks after a root move are float sums. The tables a
+    world was made from are never changed afterwards (a change copies them first), so a world
+    handed out earlier keeps its values. Source of the recurrence: kinematics-reference §2.1
+    (identity rest rotations, offsets in the parent frame)."""
 
     __slots__ = ("avatar", "local", "root_pos", "root_rot", "_prep", "_pos", "_rot", "_step",
                  "_shapes", "_changed", "_root_rot_changed", "_root_pos_changed", "_world", "_key")
@@ -458,7 +525,7 @@ class PoseFK:
         self._pos: dict[str, tuple[float, float, float]] = {}
         self._rot: dict[str, np.ndarray] = {}
         self._step: dict[str, list[float]] = {}
-        self._shapes: dict[str, _Shape] = {}
+        self._shapes: dict[str, _Shape] = _Shapes()
         self._changed: set[str] = set()
         self._root_rot_changed = self._root_pos_changed = True
         self._world: World | None = None
@@ -493,43 +560,42 @@ class PoseFK:
             if state is not None and state[3] is not self.avatar:   # an id reused after collection
                 state = None
             if state is not None:
-                self._rot, self._step, self._shapes = dict(state[0]), dict(state[1]), dict(state[2])
+                self._rot, self._step, self._shapes = state[0], state[1], state[2]
                 self._root_rot_changed = False
         key = (frozenset(self._changed), self._root_rot_changed, self._root_pos_changed)
         plan = prep.plans.get(key)
         if plan is None:
             plan = prep.plans[key] = _Plan(prep, self.avatar, *key)
-        local, pos, rot, step, shapes = self.local, self._pos, self._rot, self._step, self._shapes
-        root_pos, root_rot = self.root_pos, self.root_rot
-        for b, p in plan.rot:
-            L = local.get(b)
-            if L is None:
-                L = _EYE
-            R = rot[b] = (root_rot if p is None else rot[p]).dot(L)
-            shapes[b] = _Shape(prep, b, R)
-        for b, p, off in plan.step:
-            step[b] = (root_rot if p is None else rot[p]).dot(off).tolist()
-        if plan.pos:
-            root_t = root_pos.tolist()
-            for b, p in plan.pos:
-                # joint = parent joint + R_parent @ offset, component by component (the same
-                # additions numpy makes on the arrays)
-                px, py, pz = root_t if p is None else pos[p]
-                sx, sy, sz = step[b]
-                pos[b] = (px + sx, py + sy, pz + sz)
+        rot, step, shapes = self._rot, self._step, self._shapes
+        if plan.rot:   # copies: the worlds handed out keep the tables they were made from
+            local, root_rot = self.local, self.root_rot
+            rot, step, shapes = self._rot, self._step, self._shapes = dict(rot), dict(step), _Shapes(shapes)
+            shapes._prep, shapes._rot = prep, rot
+            for b, p in plan.rot:
+                L = local.get(b)
+                if L is None:
+                    L = _EYE
+                rot[b] = (root_rot if p is None else rot[p]).dot(L)
+                shapes.pop(b, None)
+            for b, p, off in plan.step:
+                step[b] = (root_rot if p is None else rot[p]).dot(off).tolist()
+        pos = _Joints() if self._root_pos_changed else _Joints(self._pos)
+        if not self._root_pos_changed:
+            for b in plan.moved:
+                pos.pop(b, None)
+        pos._root, pos._step = self.root_pos.tolist(), step
+        self._pos = pos
         if self._key is not None:
             if state is None:
                 if len(_STATES) >= 256:
                     _STATES.pop(next(iter(_STATES)))
-                _STATES[self._key] = (dict(rot), dict(step), dict(shapes), self.avatar)
+                _STATES[self._key] = (rot, step, shapes, self.avatar)
             self._key = None
         self._changed.clear()
         self._root_rot_changed = self._root_pos_changed = False
-        pos_c, shapes_c = dict(pos), dict(shapes)
-        marks = _Landmarks(prep, pos_c, shapes_c)
         positions = _Positions()
-        positions._t = pos_c
-        w = World(self.avatar, positions, dict(rot), marks, root_pos, root_rot)
-        w.fk_data = (prep, pos_c, shapes_c)
+        positions._t = pos
+        w = World(self.avatar, positions, rot, _Landmarks(prep, pos, shapes), self.root_pos, self.root_rot)
+        w.fk_data = (prep, pos, shapes)
         self._world = w
         return w

@@ -21,7 +21,7 @@ import numpy as np
 __all__ = [
     "euler_to_quat", "quat_mul", "quat_to_matrix", "euler_to_matrix", "matrix_to_euler",
     "align_hemisphere", "slerp", "rot_x", "rot_y", "rot_z", "axis_angle_matrix", "round_quat",
-    "cross3", "norm3",
+    "cross3", "norm3", "turned_euler", "vsub", "vadd", "vscale", "vdot", "vcross", "vnorm",
 ]
 
 
@@ -38,6 +38,42 @@ def norm3(v: np.ndarray) -> float:
     """Euclidean length of a 1-D float array: √(v·v), what ``numpy.linalg.norm`` computes for a
     vector (the same dot product, the same correctly rounded square root), as a Python float."""
     return math.sqrt(v.dot(v))
+
+
+# Python-float 3-vectors (tuples): the solver's IK steps work on a handful of joint positions at
+# a time, where a numpy call costs several times the arithmetic it does
+
+
+def vsub(a, b) -> tuple[float, float, float]:
+    """a − b of two float triples."""
+    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
+
+
+def vadd(a, b) -> tuple[float, float, float]:
+    """a + b of two float triples."""
+    return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
+
+
+def vscale(a, k: float) -> tuple[float, float, float]:
+    """k · a of a float triple."""
+    return (a[0] * k, a[1] * k, a[2] * k)
+
+
+def vdot(a, b) -> float:
+    """a · b of two float triples."""
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+def vcross(a, b) -> tuple[float, float, float]:
+    """a × b of two float triples (the products of :func:`cross3`)."""
+    a0, a1, a2 = a
+    b0, b1, b2 = b
+    return (a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0)
+
+
+def vnorm(a) -> float:
+    """|a| of a float triple."""
+    return math.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])
 
 
 def _axis_quat(axis: int, deg: float) -> np.ndarray:
@@ -123,9 +159,20 @@ def rot_z(deg: float) -> np.ndarray:
 
 
 def euler_to_matrix(euler_deg) -> np.ndarray:
-    """Rotation matrix Rx(x) · Ry(y) · Rz(z) of an XYZ Euler triple in degrees."""
-    x, y, z = euler_deg
-    return rot_x(x).dot(rot_y(y)).dot(rot_z(z))   # ndarray.dot: the bits of @, less overhead
+    """Rotation matrix Rx(x) · Ry(y) · Rz(z) of an XYZ Euler triple in degrees, multiplied out
+    on Python floats (one array made instead of three and two products)."""
+    return np.array(_euler_rows(*euler_deg))
+
+
+def _euler_rows(x: float, y: float, z: float) -> tuple:
+    """The rows of Rx(x) · Ry(y) · Rz(z) (degrees) as float triples: Rx·Ry = [[cy, 0, sy],
+    [sx sy, cx, −sx cy], [−cx sy, sx, cx cy]], times Rz = [[cz, −sz, 0], [sz, cz, 0], [0, 0, 1]]."""
+    a, b, c = math.radians(x), math.radians(y), math.radians(z)
+    ca, sa, cb, sb, cc, sc = math.cos(a), math.sin(a), math.cos(b), math.sin(b), math.cos(c), math.sin(c)
+    sasb, casb = sa * sb, ca * sb
+    return ((cb * cc, -cb * sc, sb),
+            (sasb * cc + ca * sc, ca * cc - sasb * sc, -sa * cb),
+            (sa * sc - casb * cc, casb * sc + sa * cc, ca * cb))
 
 
 def matrix_to_euler(m: np.ndarray) -> np.ndarray:
@@ -134,28 +181,60 @@ def matrix_to_euler(m: np.ndarray) -> np.ndarray:
     From R = Rx(a)·Ry(b)·Rz(c): R[0,2] = sin b, R[1,2] = −sin a cos b, R[2,2] = cos a cos b,
     R[0,1] = −cos b sin c, R[0,0] = cos b cos c. Near gimbal lock (|sin b| ≈ 1) c is set to 0.
     """
-    sb = min(max(float(m[0, 2]), -1.0), 1.0)
+    return np.array(_euler_of_rows(m.tolist() if isinstance(m, np.ndarray) else m))
+
+
+def _euler_of_rows(m) -> tuple[float, float, float]:
+    """:func:`matrix_to_euler` of a matrix given as rows of Python floats."""
+    sb = min(max(m[0][2], -1.0), 1.0)
     b = math.asin(sb)
     if abs(sb) < 0.9999999:
-        a = math.atan2(-m[1, 2], m[2, 2])
-        c = math.atan2(-m[0, 1], m[0, 0])
+        a = math.atan2(-m[1][2], m[2][2])
+        c = math.atan2(-m[0][1], m[0][0])
     else:
-        a = math.atan2(m[2, 1], m[1, 1])
+        a = math.atan2(m[2][1], m[1][1])
         c = 0.0
-    # math.degrees multiplies by the same double 180/π as numpy.degrees (same bits, less overhead)
-    return np.array((math.degrees(a), math.degrees(b), math.degrees(c)))
+    # math.degrees multiplies by the same double 180/π as numpy.degrees
+    return (math.degrees(a), math.degrees(b), math.degrees(c))
+
+
+def turned_euler(local: np.ndarray, world_rot: np.ndarray, axis, angle: float) -> tuple[float, float, float]:
+    """The local Euler angles (degrees) of a joint turned by ``angle`` radians about the unit
+    world ``axis`` (3,), its local rotation ``local`` and world rotation ``world_rot`` (3 × 3)
+    given: the new local rotation is Pᵀ · R(axis, angle) · P · L with P = ``world_rot`` · Lᵀ the
+    parent's world rotation, which is R(Pᵀ·axis, angle) · L (a rotation seen from the parent's
+    frame turns about the axis seen from there). On Python floats: one axis brought into the
+    parent frame, one Rodrigues matrix, one product. The IK and collision steps (CCD, aim,
+    swivel, self-collision push) turn joints this way."""
+    (l00, l01, l02), (l10, l11, l12), (l20, l21, l22) = local.tolist()
+    (w00, w01, w02), (w10, w11, w12), (w20, w21, w22) = world_rot.tolist()
+    x, y, z = axis.tolist() if isinstance(axis, np.ndarray) else axis
+    # q = world_rotᵀ · axis (the axis in the joint's own frame), then Pᵀ · axis = L · q
+    q0, q1, q2 = w00 * x + w10 * y + w20 * z, w01 * x + w11 * y + w21 * z, w02 * x + w12 * y + w22 * z
+    (r00, r01, r02), (r10, r11, r12), (r20, r21, r22) = _axis_angle_rows(
+        l00 * q0 + l01 * q1 + l02 * q2, l10 * q0 + l11 * q1 + l12 * q2, l20 * q0 + l21 * q1 + l22 * q2, angle)
+    # R(Pᵀ·axis, angle) · L, the entries the Euler extraction reads
+    m = ((r00 * l00 + r01 * l10 + r02 * l20, r00 * l01 + r01 * l11 + r02 * l21, r00 * l02 + r01 * l12 + r02 * l22),
+         (None, r10 * l01 + r11 * l11 + r12 * l21, r10 * l02 + r11 * l12 + r12 * l22),
+         (None, r20 * l01 + r21 * l11 + r22 * l21, r20 * l02 + r21 * l12 + r22 * l22))
+    return _euler_of_rows(m)
 
 
 def axis_angle_matrix(axis: np.ndarray, angle: float) -> np.ndarray:
     """Rotation matrix about unit ``axis`` by ``angle`` radians (Rodrigues' formula)."""
     x, y, z = axis.tolist() if isinstance(axis, np.ndarray) else axis   # Python floats: same bits, faster
+    return np.array(_axis_angle_rows(x, y, z, angle))
+
+
+def _axis_angle_rows(x: float, y: float, z: float, angle: float) -> tuple:
+    """The rows of :func:`axis_angle_matrix` as float triples."""
     c, s = math.cos(angle), math.sin(angle)
     t = 1 - c
-    return np.array((
+    return (
         (t * x * x + c, t * x * y - s * z, t * x * z + s * y),
         (t * x * y + s * z, t * y * y + c, t * y * z - s * x),
         (t * x * z - s * y, t * y * z + s * x, t * z * z + c),
-    ))
+    )
 
 
 def align_hemisphere(q: np.ndarray, reference: np.ndarray) -> np.ndarray:

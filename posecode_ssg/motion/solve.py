@@ -33,9 +33,10 @@ from posecode_ssg.language.rom import rom_box as _rom_box_uncached
 from posecode_ssg.language.vocabulary import BACK_BONES, BONES, EFFECTOR_BONE, FLOOR, expand_ground_lock
 
 from .collide import resolve_self_collision, self_collision_depth
-from .fk import PoseFK, World, _local_matrix, euler_key, forward_kinematics, landmark_xyz, same_angles, subtree
+from .fk import PoseFK, World, _local_matrix, euler_key, forward_kinematics, joint_xyz, landmark_xyz, same_angles, subtree
 from .rig import DIGITS, HAND_STATES, PARENT, PROP_GEOMETRY, PROP_SURFACES, SOLVER, START_POSES_TABLE, Avatar, anchor_position, avatar
-from .rotation import axis_angle_matrix, cross3, euler_to_matrix, matrix_to_euler, norm3, rot_y
+from .rotation import (axis_angle_matrix, cross3, euler_to_matrix, norm3, rot_y, turned_euler, vadd, vcross, vdot,
+                       vnorm, vscale, vsub)
 
 __all__ = ["solve_keyframes", "kinematic_diagnostics", "with_columns", "Solution", "PhaseSolution",
            "grounded_start_root"]
@@ -320,16 +321,13 @@ def _ccd_run(pose: _Pose, chain: tuple[str, ...], end_fn, target: np.ndarray, wi
             n = norm3(axis)
             if n < 1e-9:
                 continue
-            Rd = axis_angle_matrix(axis / n, ang)
-            parent_rot = w.rot[joint].dot(pose.local[joint].T)
-            new_local = parent_rot.T.dot(Rd).dot(parent_rot).dot(pose.local[joint])
-            e = _clamp_box(joint, matrix_to_euler(new_local), widen.get(joint))
+            e = _clamp_box(joint, turned_euler(pose.local[joint], w.rot[joint], axis / n, ang), widen.get(joint))
             pose.set_euler(joint, e)
 
 
-def _two_bone(pose: _Pose, ball: str, hinge: str, end: str, target: np.ndarray, sign: float = 1.0) -> None:
+def _two_bone(pose: _Pose, ball: str, hinge: str, end: str, target, sign: float = 1.0) -> None:
     """Analytic two-bone IK (ball joint + hinge, e.g. hip–knee–ankle): put the ``end`` joint on
-    ``target`` (world m). The hinge turns about its parent's local X axis (intrinsic XYZ Euler:
+    ``target`` (world m, (3,): an array or a float triple). The hinge turns about its parent's local X axis (intrinsic XYZ Euler:
     adding Δ to x is a rotation by Δ about that axis), by the angle the law of cosines asks for:
     with v = end − hinge split about the axis u into v∥ + v⊥ and w = hinge − ball,
     |w + Rᵤ(Δ)v|² = C + P cos Δ + Q sin Δ (C = |w + v∥|² + |v⊥|², P = 2 w·v⊥, Q = 2 w·(u × v⊥)),
@@ -340,21 +338,22 @@ def _two_bone(pose: _Pose, ball: str, hinge: str, end: str, target: np.ndarray, 
     the incoming value (KR §2.5); a clamped or out-of-reach target is left short. The browser
     runtime runs the same steps (runtime/solvers/limb.js)."""
     w = pose.world()
-    H, K, A = w.pos[ball], w.pos[hinge], w.pos[end]
-    u = w.rot[ball].dot(np.array([1.0, 0.0, 0.0]))   # ndarray.dot: the bits of @, half its call overhead
-    v = A - K
-    vpar = u * float(u.dot(v))
-    vperp = v - vpar
-    w0 = K - H
-    wv = w0 + vpar
-    C = float(wv.dot(wv) + vperp.dot(vperp))
-    P = 2.0 * float(w0.dot(vperp))
-    Q = 2.0 * float(w0.dot(cross3(u, vperp)))
+    H, K, A = joint_xyz(w, ball), joint_xyz(w, hinge), joint_xyz(w, end)
+    R = w.rot[ball]
+    u = (float(R[0, 0]), float(R[1, 0]), float(R[2, 0]))   # the ball joint's local X axis
+    v = vsub(A, K)
+    vpar = vscale(u, vdot(u, v))
+    vperp = vsub(v, vpar)
+    w0 = vsub(K, H)
+    wv = vadd(w0, vpar)
+    C = vdot(wv, wv) + vdot(vperp, vperp)
+    P = 2.0 * vdot(w0, vperp)
+    Q = 2.0 * vdot(w0, vcross(u, vperp))
     R = math.hypot(P, Q)
     e = pose.euler[hinge]
     if R > 1e-9:
-        th = target - H
-        d2 = float(th.dot(th))
+        th = vsub(target, H)
+        d2 = vdot(th, th)
         acos = math.acos(min(1.0, max(-1.0, (d2 - C) / R)))
         phi = math.atan2(Q, P)
         lo, hi = rom_box(hinge)["x"]
@@ -371,26 +370,24 @@ def _two_bone(pose: _Pose, ball: str, hinge: str, end: str, target: np.ndarray, 
     _aim(pose, ball, end, target)
 
 
-def _aim(pose: _Pose, ball: str, end: str, target: np.ndarray) -> None:
-    """Turn ``ball`` by the shortest arc that carries joint ``end`` toward ``target`` (world m),
-    clamped to its ROM box widened to the incoming value (the ball-joint step of
+def _aim(pose: _Pose, ball: str, end: str, target) -> None:
+    """Turn ``ball`` by the shortest arc that carries joint ``end`` toward ``target`` (world m,
+    (3,)), clamped to its ROM box widened to the incoming value (the ball-joint step of
     :func:`_two_bone`; runtime/solvers/ccd.js ``aim``)."""
     w = pose.world()
-    H = w.pos[ball]
-    a, b = w.pos[end] - H, target - H
-    na, nb = float(norm3(a)), float(norm3(b))
+    H = joint_xyz(w, ball)
+    a, b = vsub(joint_xyz(w, end), H), vsub(target, H)
+    na, nb = vnorm(a), vnorm(b)
     if na < 1e-4 or nb < 1e-4:
         return
-    a, b = a / na, b / nb
-    axis = cross3(a, b)
-    n = float(norm3(axis))
-    ang = math.atan2(n, float(a.dot(b)))
+    a, b = (a[0] / na, a[1] / na, a[2] / na), (b[0] / nb, b[1] / nb, b[2] / nb)
+    axis = vcross(a, b)
+    n = vnorm(axis)
+    ang = math.atan2(n, vdot(a, b))
     if n < 1e-9 or ang < 1e-7:
         return
-    Rd = axis_angle_matrix(axis / n, ang)
-    parent_rot = w.rot[ball].dot(pose.local[ball].T)
-    new_local = parent_rot.T.dot(Rd).dot(parent_rot).dot(pose.local[ball])
-    pose.set_euler(ball, _clamp_box(ball, matrix_to_euler(new_local), pose.euler[ball]))
+    turned = turned_euler(pose.local[ball], w.rot[ball], (axis[0] / n, axis[1] / n, axis[2] / n), ang)
+    pose.set_euler(ball, _clamp_box(ball, turned, pose.euler[ball]))
 
 
 def _soft_reach(w: World, side: str, t: np.ndarray) -> np.ndarray:
@@ -567,18 +564,16 @@ def _swivel(pose: _Pose, side: str, heading: np.ndarray, k: float) -> None:
     runtime/solvers/limb.js ``swivel``."""
     w = pose.world()
     hip = f"hip_{side}"
-    a = w.pos[f"ankle_{side}"] - w.pos[hip]
-    n = float(norm3(a))
+    a = vsub(joint_xyz(w, f"ankle_{side}"), joint_xyz(w, hip))
+    n = vnorm(a)
     if not a[1] < -0.3 * n:
         return
     (tx, _ty, tz), (hx, _hy, hz) = landmark_xyz(w, f"toe_{side}"), landmark_xyz(w, f"heel_{side}")
     u0, u2 = tx - hx, tz - hz
-    h0, _h1, h2 = heading.tolist()
+    h0, h2 = float(heading[0]), float(heading[2])
     psi = math.atan2(u2 * h0 - u0 * h2, u0 * h0 + u2 * h2)
-    Rd = axis_angle_matrix(a / n, k * psi * n / float(a[1]))
-    parent_rot = w.rot[hip].dot(pose.local[hip].T)
-    new_local = parent_rot.T.dot(Rd).dot(parent_rot).dot(pose.local[hip])
-    pose.set_euler(hip, _clamp_box(hip, matrix_to_euler(new_local), pose.euler[hip]))
+    turned = turned_euler(pose.local[hip], w.rot[hip], (a[0] / n, a[1] / n, a[2] / n), k * psi * n / a[1])
+    pose.set_euler(hip, _clamp_box(hip, turned, pose.euler[hip]))
 
 
 def _hold_weight(low: float, lo: float = 0.2, hi: float = 0.4) -> float:
@@ -793,19 +788,19 @@ def _close_hand(pose: _Pose, side: str, state: str = "grip") -> None:
             pose.set_euler(bone, (hs["curl"], 0.0, 0.0))
 
 
-def _stance_shift(errors: list[tuple[np.ndarray, float]]) -> np.ndarray:
+def _stance_shift(errors: list[tuple[tuple[float, float, float], float]]) -> tuple[float, float, float]:
     """The root's horizontal move (m) that holds the planted feet: the mean of each foot's
     (anchor − sole) error weighted by hold / (|error|² + ε²), ε = ``solver.plantTolerance``.
     Feet that need the same move (a squat sitting back) share it; a foot whose error is its own
     (one foot curling, the feet spreading) barely moves the body, and its leg IK holds it
     instead. Continuous in every input. Same rule in runtime/solvers/root.js."""
     eps2 = float(SOLVER["plantTolerance"]) ** 2
-    num, den = np.zeros(3), 0.0
+    num, den = (0.0, 0.0, 0.0), 0.0
     for e, k in errors:
-        wk = k / (float(e.dot(e)) + eps2)
-        num += wk * e
+        wk = k / (vdot(e, e) + eps2)
+        num = vadd(num, vscale(e, wk))
         den += wk
-    return num / den if den > 0 else num
+    return (num[0] / den, num[1] / den, num[2] / den) if den > 0 else num
 
 
 def _sole_metrics(w: World, side: str) -> tuple[float, float]:
@@ -1033,11 +1028,16 @@ def _floor_target(w: World, c: Contact) -> np.ndarray:
 
 
 def _hold_error(w: World, side: str, anchor: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-    """Horizontal error (m, y = 0) of a held foot: its footprint point C + μD (``anchor`` =
+    """Horizontal error (m, y = 0, (3,)) of a held foot: its footprint point C + μD (``anchor`` =
     (C, D), :func:`_footprint`) minus its held point (:func:`_hold_point`)."""
+    return np.array(_hold_error_xyz(w, side, anchor))
+
+
+def _hold_error_xyz(w: World, side: str, anchor: tuple[np.ndarray, np.ndarray]) -> tuple[float, float, float]:
+    """:func:`_hold_error` as a float triple."""
     (px, _py, pz), m = _hold_xyz(w, side)
     (cx, _cy, cz), (dx, _dy, dz) = anchor[0].tolist(), anchor[1].tolist()
-    return np.array((cx + m * dx - px, 0.0, cz + m * dz - pz))
+    return (cx + m * dx - px, 0.0, cz + m * dz - pz)
 
 
 def _ground_lock(pose: _Pose, locks: tuple[str, ...], anchors: dict[str, np.ndarray],
@@ -1079,16 +1079,16 @@ def _ground_lock(pose: _Pose, locks: tuple[str, ...], anchors: dict[str, np.ndar
             w = pose.world()
             errors = []
             for s, kh, _kv in held:
-                errors.append((_hold_error(w, s, anchors[f"foot_{s}"]), kh))
+                errors.append((_hold_error_xyz(w, s, anchors[f"foot_{s}"]), kh))
             pose.move(_stance_shift(errors))
             # feet on their toes behind a hands/forearms lock: held by the stance shift and the
             # pivot about their toes only (a straight leg's IK to a point 15 cm off its end is
             # ill-posed: a sub-millimetre target bends the knee degrees and swings the toes)
             for s, kh, kv in (held if level else ()):
                 w = pose.world()
-                err = _hold_error(w, s, anchors[f"foot_{s}"]) * kh
-                err[1] = -kv * w.lowest(subtree(f"ankle_{s}"))
-                _two_bone(pose, f"hip_{s}", f"knee_{s}", f"ankle_{s}", w.pos[f"ankle_{s}"] + err)
+                ex, _ey, ez = _hold_error_xyz(w, s, anchors[f"foot_{s}"])
+                err = (ex * kh, -kv * w.lowest(subtree(f"ankle_{s}")), ez * kh)
+                _two_bone(pose, f"hip_{s}", f"knee_{s}", f"ankle_{s}", vadd(joint_xyz(w, f"ankle_{s}"), err))
                 _swivel(pose, s, anchors[f"foot_{s}"][1], kh)
     firm = {s for s, _kh, kv in held if kv >= 0.999} if feet else set()
     for s in (planted if level else ()):
@@ -1099,8 +1099,8 @@ def _ground_lock(pose: _Pose, locks: tuple[str, ...], anchors: dict[str, np.ndar
         kh = next((k for f, k, _kv in held if f == s), 0.0)
         if kh:
             w = pose.world()
-            err = _hold_error(w, s, anchors[f"foot_{s}"]) * kh
-            _two_bone(pose, f"hip_{s}", f"knee_{s}", f"ankle_{s}", w.pos[f"ankle_{s}"] + err)
+            err = vscale(_hold_error_xyz(w, s, anchors[f"foot_{s}"]), kh)
+            _two_bone(pose, f"hip_{s}", f"knee_{s}", f"ankle_{s}", vadd(joint_xyz(w, f"ankle_{s}"), err))
             _swivel(pose, s, anchors[f"foot_{s}"][1], kh)
     if uppers:
         # hands/forearms + feet: pivot the rigid body about the lateral axis through the mean
