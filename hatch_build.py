@@ -9,7 +9,8 @@ one made by ``pip install -e .`` included) runs:
 2. ``npm run build``: esbuild bundles ``posecode_ssg/runtime/index.js`` with only the named three.js
    imports it uses into ``posecode_ssg/runtime/dist/posecode-runtime.js`` (minified ESM, three's MIT
    ``@license`` block kept at the end of the file), then terser compresses and mangles that file
-   once more (about 1 KB less gzip of our own code than esbuild's minifier alone; issue 4 budget);
+   once more with ``terser.json`` (about 1 KB less gzip of our own code than esbuild's minifier
+   alone, 0.5 KB more from renaming our internal property names; issue 4 budget);
 3. copies ``node_modules/three/LICENSE`` to ``posecode_ssg/runtime/dist/THREE-LICENSE.txt``.
 
 Both outputs are gitignored and declared as build artifacts so they land in the wheel. Facts behind

@@ -59,6 +59,52 @@ def test_built_bundle_is_self_contained_and_carries_the_three_licence():
     assert licence.startswith("The MIT License") and "three.js authors" in licence
 
 
+def mangled_names() -> list[str]:
+    """The property names terser renames (terser.json ``mangle.properties.regex``, ``^(a|b|…)$``)."""
+    regex = json.loads((REPO / "terser.json").read_text())["mangle"]["properties"]["regex"]
+    m = re.fullmatch(r"\^\(([\w$|]+)\)\$", regex)
+    assert m, f"terser.json's property regex must be a plain list of names ^(a|b|…)$, got {regex!r}"
+    return m.group(1).split("|")
+
+
+def test_property_mangling_renames_only_private_names_of_our_runtime():
+    """terser.json renames a fixed list of our runtime's internal property names (plan and
+    skeleton fields, private ``_`` members): none may be a property three.js (bundled in the same
+    file, so renamed alike), the DOM or the language has, a key of rig.json or the motion JSON, or
+    a name the test hooks, the bench, the eval harness or docs/runtime.md use (public API)."""
+    from posecode_ssg.motion.rig import rig_json
+
+    names = set(mangled_names())
+    words = lambda text: set(re.findall(r"[A-Za-z_$][\w$]*", text))  # noqa: E731
+    keys: set[str] = set()
+
+    def walk(o):
+        if isinstance(o, dict):
+            keys.update(o)
+            for v in o.values():
+                walk(v)
+        elif isinstance(o, list):
+            for v in o:
+                walk(v)
+        elif isinstance(o, str):
+            keys.update(words(o))
+
+    walk(rig_json())
+    walk(json.loads((REPO / "posecode_ssg" / "motion" / "motion.schema.json").read_text()))
+    public = words((REPO / "docs" / "runtime.md").read_text())
+    for folder in ("playwright_tests", "bench", "posecode_ssg/evaluate"):
+        for path in (REPO / folder).rglob("*.py"):
+            public |= words(path.read_text(encoding="utf-8"))
+    assert not names & keys, f"rig/motion JSON keys in terser.json: {sorted(names & keys)}"
+    assert not names & public, f"public names in terser.json: {sorted(names & public)}"
+    outside = [REPO / "node_modules" / "three" / "build" / f for f in ("three.core.js", "three.module.js")]
+    outside.append(REPO / "node_modules" / "terser" / "tools" / "domprops.js")
+    if not all(p.exists() for p in outside):
+        pytest.skip("three / terser not installed (npm ci)")
+    clash = names & set().union(*(words(p.read_text(encoding="utf-8")) for p in outside))
+    assert not clash, f"three.js or DOM property names in terser.json: {sorted(clash)}"
+
+
 #: issue 4: our own runtime code (three.js excluded), minified as the build does, gzip -9
 OWN_CODE_BUDGET = 25 * 1024
 
