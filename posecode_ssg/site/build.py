@@ -31,6 +31,7 @@ import concurrent.futures
 import contextlib
 import concurrent.futures.process
 import difflib
+import functools
 import gc
 import hashlib
 import json
@@ -69,6 +70,8 @@ POOL_THRESHOLD = 24  # uncached figures before worker processes pay off
 #: ``POSECODE_PAGE_WORKERS_MIN`` overrides it (``0`` or ``1``: always fork, e.g. to test the
 #: parallel path on a small site; a huge number: never fork).
 PAGE_POOL_THRESHOLD = 64
+#: Pages parsed between two :meth:`_Build._freeze` calls.
+FREEZE_PAGES = 100
 PROGRESS_THRESHOLD = 200  # pages before a progress bar is shown
 NO_SITEMAP_NOTE = ("no sitemap.xml: base_url has no scheme and host (set base_url = "
                    "\"https://host/path/\" in posecode.toml)")
@@ -174,9 +177,12 @@ def as_diagnostic(d: dict) -> Any:
                       column=int(d.get("column") or 1), message=d["message"], hint=d.get("hint"))
 
 
-def _compile_job(job: tuple[str, dict]) -> dict:
-    source, options = job
-    return compile_figure(source, options).to_dict()
+def _compile_job(cache: "_FigureCache", job: tuple[str, dict]) -> dict:
+    """Compile one figure in a compile worker process and write it to the cache there (the
+    cache writes, ~0.1 ms a figure, run in parallel too); returns :meth:`CompiledFigure.to_dict`."""
+    figure = compile_figure(*job)
+    cache.write(figure)
+    return figure.to_dict()
 
 
 def link_diagnostics(page: Page, link_index: LinkIndex, anchors=None) -> list[Diagnostic]:
@@ -234,16 +240,22 @@ class _FigureCache:
             figure = CompiledFigure.from_dict(json.loads(self.path(key).read_bytes()))
         except (OSError, ValueError, TypeError):
             return None
-        self._remember(figure)
+        self.remember(figure)
         return figure
 
-    def _remember(self, figure: CompiledFigure) -> None:
+    def remember(self, figure: CompiledFigure) -> None:
+        """Keep ``figure`` in :attr:`recent` (this process only)."""
         self.recent[figure.key] = figure
         if len(self.recent) > self.RECENT:
             del self.recent[next(iter(self.recent))]
 
     def put(self, figure: CompiledFigure) -> None:
-        self._remember(figure)
+        """Remember ``figure`` in this process and write it to disk (:meth:`write`)."""
+        self.remember(figure)
+        self.write(figure)
+
+    def write(self, figure: CompiledFigure) -> None:
+        """Write ``figure`` to its file (atomically: a temporary file renamed over it)."""
         path = self.path(figure.key)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -369,7 +381,9 @@ class _Build:
         self.terms: dict[tuple[str, str], dict] = {}  # (taxonomy, term) -> {slug, label, url}
         self.urls: dict[str, str] = {}  # site-relative path -> URL (see url())
         self.page_workers: _PageWorkers | None = None
-        self.frozen = False  # gc.freeze() called before forking page workers
+        self.frozen = False  # gc.freeze() called (see _freeze)
+        self.parsed = 0  # pages parsed by this process
+        self.compilation: _Compilation | None = None  # figures being compiled
         self.staging: Path | None = None
 
     # ---------------------------------------------------------------- driver
@@ -380,12 +394,26 @@ class _Build:
         finally:
             if self.page_workers is not None:
                 self.page_workers.close()
+            if self.compilation is not None:  # an aborted build: its compile workers stop
+                self.compilation.close()
             if self.frozen:
                 gc.unfreeze()
             if self.staging is not None and not self.result.written:
                 shutil.rmtree(self.staging, ignore_errors=True)  # an aborted build leaves nothing behind
             self.result.seconds = time.perf_counter() - start
         return self.result
+
+    def _freeze(self) -> None:
+        """Leave every object made so far out of garbage collections until the end of the build
+        (:meth:`run` undoes it). Done after each stage, every :data:`FREEZE_PAGES` pages parsed,
+        and before forking workers. Most of what a build makes lives to its end (pages and
+        their token streams, figures, records), and the cyclic collector's full collections
+        walk every live object each time their number has grown by a quarter (~10 % of a
+        figs-cached build's CPU, measured); and in forked workers a collection writes to every
+        object it visits, which would copy the memory the fork shares (CPython's gc.freeze
+        advice for fork without exec). The garbage of a build is collected once it ends."""
+        gc.freeze()
+        self.frozen = True
 
     def _error(self, path: Path, code: str, message: str, hint: str | None = None, line: int = 1) -> None:
         self.result.errors.append((path, Diagnostic(code=code, severity="error", line=line, column=1,
@@ -461,8 +489,11 @@ class _Build:
             self._lap("manifest", lambda: self._save_manifest(fingerprint, inputs))
 
     def _lap(self, name: str, step) -> None:
+        """Run one stage of the build, timed (``result.timings``); what it made and kept (pages,
+        figures, records, rendered pages) is then frozen (:meth:`_freeze`)."""
         start = time.perf_counter()
         step()
+        self._freeze()
         self.result.timings[name] = self.result.timings.get(name, 0.0) + time.perf_counter() - start
 
     # ---------------------------------------------------------------- manifest
@@ -639,6 +670,9 @@ class _Build:
         self._lap("finish", lambda: [self._finish_page(page) for page in pages])
 
     def _parse_page(self, page: Page) -> None:
+        self.parsed += 1
+        if self.parsed % FREEZE_PAGES == 0:
+            self._freeze()  # the pages parsed so far live to the end of the build
         text, err = decode_source(self.sources[page.src_uri])
         if err:
             page.problems.append(Problem("error", "encoding", 1, 1, err))
@@ -669,11 +703,7 @@ class _Build:
         local = [page for page in pages if page.is_index or page.src_uri in mine_uris]
         for name in self.theme.env.list_templates(extensions=["html", "xml"]):
             self.theme.env.get_template(name)  # compiled once, before the fork, for every worker
-        # Objects made so far are left out of garbage collections from here on (in the workers
-        # too): a collection writes to every object it visits, which would copy the pages the
-        # fork shares (CPython's gc.freeze advice for fork without exec). Undone in run().
-        gc.freeze()
-        self.frozen = True
+        self._freeze()
         pool = self.page_workers = _PageWorkers(self, shares)
         self.result.page_workers = count
         state: dict[str, Any] = {}
@@ -682,14 +712,18 @@ class _Build:
             pool.send_all(lambda k: ("parse",))
             pool.progress("parse", len(pages), show)
             state["mine"] = self._parse_share(local, pool.pump)
+            # this process's figures go to the compile workers at once (they start while the
+            # page workers still parse: this process has the smaller share, MAIN_SHARE)
+            self.compilation = _Compilation(self.cache, show, self._freeze)
+            self.compilation.add(state["mine"]["missing"])
             state["parsed"] = pool.gather()
 
         def compile_() -> None:  # what no cache held, for every process
-            jobs = dict(state["mine"]["missing"])
+            jobs: dict[str, tuple[str, dict]] = {}
             for reply in state["parsed"]:
-                for key, job in reply["missing"].items():
-                    jobs.setdefault(key, job)
-            self._compile(jobs, show)
+                jobs.update(reply["missing"])
+            self.compilation.add(jobs)
+            self._store_compiled()
             if any(reply["motion_missing"] for reply in state["parsed"] + [state["mine"]]):
                 self._note_motion_missing()
 
@@ -805,50 +839,24 @@ class _Build:
             self.result.notes.append(note)
 
     def _compile(self, jobs: dict[str, tuple[str, dict]], show: bool) -> None:
-        """Load the figures ``jobs`` names from the cache, compile the rest (worker processes
-        when many) and cache them; all land in ``self.figures``."""
-        figures: dict[str, CompiledFigure] = {}
-        missing: list[tuple[str, tuple[str, dict]]] = []
+        """Load the figures ``jobs`` names from the cache, compile the rest (:class:`_Compilation`)
+        and cache them; all land in ``self.figures``."""
+        missing: dict[str, tuple[str, dict]] = {}
         for key, job in jobs.items():
             cached = self.cache.get(key)
             if cached is not None:
-                figures[key] = cached
+                self.figures[key] = cached
             else:
-                missing.append((key, job))
-        self.result.compiled += len(missing)
-        workers = min(os.cpu_count() or 1, 8)
-        # Worker processes are forked (cheap, no re-import of __main__); forking a process
-        # that runs other threads can deadlock, so the dev server (which builds in a worker
-        # thread) compiles in-process.
-        use_pool = (len(missing) >= POOL_THRESHOLD and workers > 1 and threading.active_count() == 1
-                    and "fork" in multiprocessing.get_all_start_methods())
-        if use_pool:
-            # The first figure is compiled here before forking: imports, the parser's tables and
-            # the rig's caches are then inherited instead of built again in every worker
-            # (~0.14 s of CPU each).
-            first_key, first_job = missing[0]
-            figures[first_key] = compile_figure(*first_job)
-            # and every object made so far is left out of the workers' garbage collections (the
-            # page manifest, parser tables, rig caches: CPython's gc.freeze advice for fork
-            # without exec; ~4 % of a figure's CPU). Undone in run().
-            gc.freeze()
-            self.frozen = True
-            rest = missing[1:]
-            chunk = max(1, min(8, len(rest) // (workers * 32)))
-            context = multiprocessing.get_context("fork")
-            try:
-                with concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-                    outputs = pool.map(_compile_job, [job for _k, job in rest], chunksize=chunk)
-                    for (key, _job), data in _progress(zip(rest, outputs), len(missing), "compile", show):
-                        figures[key] = CompiledFigure.from_dict(data)
-            except concurrent.futures.process.BrokenProcessPool:
-                use_pool = False  # a worker died (out of memory?): finish in this process
-        if not use_pool or len(figures) < len(jobs):
-            todo = [(key, job) for key, job in missing if key not in figures]
-            for key, job in _progress(todo, len(todo), "compile", show and len(todo) > 50):
-                figures[key] = compile_figure(*job)
-        for key, _job in missing:
-            self.cache.put(figures[key])
+                missing[key] = job
+        self.compilation = _Compilation(self.cache, show, self._freeze)
+        self.compilation.add(missing)
+        self._store_compiled()
+
+    def _store_compiled(self) -> None:
+        """Wait for :attr:`compilation` and put its figures into ``self.figures``."""
+        figures = self.compilation.finish()
+        self.compilation = None
+        self.result.compiled += len(figures)
         self.figures.update(figures)
         if any(f.motion_missing for f in figures.values()):
             self._note_motion_missing()
@@ -1469,6 +1477,83 @@ class _PageWorkers:
             if proc.is_alive():
                 proc.kill()
                 proc.join()
+
+
+class _Compilation:
+    """The figures no cache held: compiled in this process or, when there are many
+    (:data:`POOL_THRESHOLD`), in forked compile workers (one per core) that also write them to
+    the cache. Jobs come in one or more :meth:`add` calls (a parallel build hands over this
+    process's figures as soon as it has parsed its own pages, so compiling starts while the page
+    workers still parse); :meth:`finish` returns them all.
+
+    Worker processes are forked (cheap, no re-import of ``__main__``); forking a process that
+    runs other threads can deadlock, so the dev server (which builds in a worker thread)
+    compiles in-process.
+    """
+
+    def __init__(self, cache: _FigureCache, show: bool, freeze):
+        self.cache, self.show, self.freeze = cache, show, freeze
+        self.jobs: dict[str, tuple[str, dict]] = {}  # key -> (source, options), in the order added
+        self.done: dict[str, CompiledFigure] = {}
+        self.workers = min(os.cpu_count() or 1, 8)
+        self.pool: concurrent.futures.ProcessPoolExecutor | None = None
+        self.submitted: list[tuple[list[str], Any]] = []  # (keys, their results' iterator) per batch
+
+    def add(self, jobs: dict[str, tuple[str, dict]]) -> None:
+        """Take ``jobs`` (``{key: (source, options)}``; a key already taken is skipped). The
+        compile workers start as soon as :data:`POOL_THRESHOLD` jobs are known (fewer are
+        compiled here, in :meth:`finish`); from then on every batch goes to them at once."""
+        new = {key: job for key, job in jobs.items() if key not in self.jobs}
+        self.jobs.update(new)
+        if self.pool is not None:
+            self._submit(list(new.items()))
+        elif len(self.jobs) >= POOL_THRESHOLD and self.workers > 1 and threading.active_count() == 1 \
+                and "fork" in multiprocessing.get_all_start_methods():
+            self._start()
+
+    def _start(self) -> None:
+        # The first figure is compiled here before forking: imports, the parser's tables and
+        # the rig's caches are then inherited instead of built again in every worker
+        # (~0.14 s of CPU each); everything made so far is left out of the workers' garbage
+        # collections (~4 % of a figure's CPU).
+        (first_key, first_job), *rest = self.jobs.items()
+        figure = self.done[first_key] = compile_figure(*first_job)
+        self.cache.put(figure)
+        self.freeze()
+        self.pool = concurrent.futures.ProcessPoolExecutor(max_workers=self.workers,
+                                                           mp_context=multiprocessing.get_context("fork"))
+        self._submit(rest)
+
+    def _submit(self, items: list[tuple[str, tuple[str, dict]]]) -> None:
+        chunk = max(1, min(8, len(items) // (self.workers * 32)))
+        outputs = self.pool.map(functools.partial(_compile_job, self.cache), [job for _key, job in items],
+                                chunksize=chunk)
+        self.submitted.append(([key for key, _job in items], outputs))
+
+    def finish(self) -> dict[str, CompiledFigure]:
+        """Every job's figure (compiled by the workers, or here: without them, or for what a
+        worker that died left undone), in the order added; every one in the cache."""
+        if self.pool is not None:
+            results = ((key, data) for keys, outputs in self.submitted for key, data in zip(keys, outputs))
+            try:
+                with self.pool:
+                    for key, data in _progress(results, len(self.jobs) - 1, "compile", self.show):
+                        figure = self.done[key] = CompiledFigure.from_dict(data)
+                        self.cache.remember(figure)
+            except concurrent.futures.process.BrokenProcessPool:
+                pass  # a worker died (out of memory?): the rest is compiled here
+            self.pool = None
+        todo = [(key, job) for key, job in self.jobs.items() if key not in self.done]
+        for key, job in _progress(todo, len(todo), "compile", self.show and len(todo) > 50):
+            figure = self.done[key] = compile_figure(*job)
+            self.cache.put(figure)
+        return {key: self.done[key] for key in self.jobs}
+
+    def close(self) -> None:
+        """Stop the compile workers (an aborted build): queued jobs are dropped."""
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool = None
 
 
 #: The main process's share of the pages beside a worker's 1.0: it also renders the
