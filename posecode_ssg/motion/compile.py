@@ -145,13 +145,17 @@ class MotionProgram:
         if float(np.max(np.abs(root - builtin))) > 5e-4:
             out["root"] = [_num(c) for c in root]
         phases = []
+        before = self.base_quat
         for kf in self.keyframes:
             q = {}
             for b in BONES:
+                if kf.quat[b] is before[b]:
+                    continue  # the previous keyframe's quaternion (see _quats): not written again
                 rq = round_quat(kf.quat[b])
                 if rq != prev[b]:
                     q[b] = rq
                     prev[b] = rq
+            before = kf.quat
             ph: dict[str, Any] = {"name": kf.name, "d": _num(kf.duration), "m": kf.mode}
             if q:
                 ph["q"] = q
@@ -217,9 +221,17 @@ def _overlay(pose: Euler, targets) -> tuple[Euler, dict[str, tuple[str, ...]]]:
     return out, authored
 
 
-def _quats(euler: Euler, prev: dict[str, np.ndarray] | None) -> dict[str, np.ndarray]:
+def _quats(euler: Euler, prev: dict[str, np.ndarray] | None, prev_euler: Euler | None = None) -> dict[str, np.ndarray]:
+    """Every bone's quaternion of the pose ``euler``, each in the hemisphere of the previous
+    keyframe's ``prev`` (or with w ≥ 0 without one). A bone whose angles are the very triple of
+    ``prev_euler`` (the same object: :func:`_overlay` and :func:`couple_hinge` carry unchanged
+    bones over) keeps the previous quaternion object itself: the same value its conversion and
+    alignment would give, without them (most bones of a keyframe do not move)."""
     out = {}
     for b in BONES:
+        if prev_euler is not None and euler[b] is prev_euler[b]:
+            out[b] = prev[b]
+            continue
         q = euler_to_quat(euler[b])
         if prev is None:
             if q[3] < 0:
@@ -260,12 +272,12 @@ def compile_ir(ir: IR, *, avatar: str | None = None) -> MotionProgram:
     base_q = _quats(base_eul, None)
 
     keyframes: list[Keyframe] = []
-    sem, prev_q = base_sem, base_q
+    sem, prev_q, prev_eul = base_sem, base_q, base_eul
     turn, travel = 0.0, (0.0, 0.0)
     for ph in ir.phases:
         sem, authored = _overlay(sem, ph.targets)
         eul = couple_hinge(sem)
-        q = _quats(eul, prev_q)
+        q = _quats(eul, prev_q, prev_eul)
         if ph.turn_deg is not None:
             turn = float(ph.turn_deg)
         if ph.travel is not None:
@@ -277,10 +289,11 @@ def compile_ir(ir: IR, *, avatar: str | None = None) -> MotionProgram:
             turn_authored=ph.turn_deg is not None, travel_authored=ph.travel is not None,
             cue=ph.cue, line=ph.line, ground_lock_line=ph.ground_lock_line, authored=authored,
         ))
-        prev_q = q
+        prev_q, prev_eul = q, eul
 
     last = keyframes[-1]
-    home = (all(_angle_deg(last.quat[b], base_q[b]) <= HOME_TOLERANCE_DEG for b in BONES)
+    home = (all(last.quat[b] is base_q[b] or _angle_deg(last.quat[b], base_q[b]) <= HOME_TOLERANCE_DEG
+                for b in BONES)
             and abs(turn - 360.0 * round(turn / 360.0)) < 1e-6
             and travel == (0.0, 0.0))
     wrap = 0.0 if home else keyframes[0].duration
