@@ -56,6 +56,20 @@ class _Prepared:
         self.volume_floats = {b: tuple((tuple(off.tolist()), tuple(rs.tolist())) for off, rs in vols)
                               for b, vols in self.volumes_of.items()}
         self.sole_corners = [tuple(c) for c in self.sole_box.tolist()]
+        # per bone: the joints its capsules start from, and how far (m) its mesh can reach below
+        # the lowest of them and its own joint (capsule radii, landmark offsets, volume offsets
+        # plus their largest semi-axis, sole-box corners), widened by 1e-9 relative + 1e-9 m so
+        # the bound holds for the rounded sums as well (World.lowest)
+        self.low_bound = {}
+        for b in BONES:
+            starts = tuple(dict.fromkeys(a for a, *_rest in self.segments_of[b]))
+            reach = [0.0]
+            for _a, c, is_mark, r0, r1 in self.segments_of[b]:
+                reach += [r0, r1 + (float(np.linalg.norm(av.landmarks[c][1])) if is_mark else 0.0)]
+            reach += [float(np.linalg.norm(off) + max(rs)) for off, rs in self.volumes_of[b]]
+            if b in _ANKLE_BONES:
+                reach.append(float(max(np.linalg.norm(c) for c in self.sole_box)))
+            self.low_bound[b] = (starts, max(reach) * (1.0 + 1e-9) + 1e-9)
 
 
 _PREPARED: dict[int, tuple[Avatar, _Prepared]] = {}
@@ -203,10 +217,34 @@ class World:
             cache[owner] = low
 
     def lowest(self, bones=None) -> float:
-        """Lowest mesh y (m) over ``bones`` (default: the whole figure)."""
+        """Lowest mesh y (m) over ``bones`` (default: the whole figure). A world made by forward
+        kinematics measures, of the bones not measured yet, only those whose mesh could reach
+        below the lowest point found so far: in order of a lower bound (the lowest of the
+        bone's joints minus how far its mesh reaches below them, ``_Prepared.low_bound``), until
+        the bound is above it — the same minimum, without measuring a raised arm or the head."""
         keys = BONES if bones is None else tuple(bones)
         cache = self.low_cache
         missing = [b for b in keys if b not in cache]
+        if len(missing) > 2 and self.fk_data is not None:
+            prep, pos_t, _shapes = self.fk_data
+            best = min([cache[b] for b in keys if b in cache], default=math.inf)
+            bounds = []
+            for b in missing:
+                starts, reach = prep.low_bound[b]
+                y = pos_t[b][1]
+                for a in starts:
+                    ya = pos_t[a][1]
+                    if ya < y:
+                        y = ya
+                bounds.append((y - reach, b))
+            bounds.sort()
+            for bound, b in bounds:
+                if bound > best:
+                    break
+                self._measure_low((b,))
+                if cache[b] < best:
+                    best = cache[b]
+            return float(best)
         if missing:
             self._measure_low(missing)
         return float(min([cache[b] for b in keys]))
@@ -397,21 +435,8 @@ class _Landmarks(Mapping):
     def __getitem__(self, name: str) -> np.ndarray:
         value = self._done.get(name)
         if value is None:
-            bone = self._spec[name][0]
-            px, py, pz = self._pos[bone]
-            ox, oy, oz = self._shapes[bone].mark(name)
-            value = self._done[name] = np.array((px + ox, py + oy, pz + oz))
+            value = self._done[name] = np.array(_mark_sum(self._pos, self._shapes, self._spec[name][0], name))
         return value
-
-    def xyz(self, name: str) -> tuple[float, float, float]:
-        """The landmark's position as three Python floats (the values of ``self[name]``)."""
-        value = self._done.get(name)
-        if value is not None:
-            return tuple(value.tolist())
-        bone = self._spec[name][0]
-        px, py, pz = self._pos[bone]
-        ox, oy, oz = self._shapes[bone].mark(name)
-        return (px + ox, py + oy, pz + oz)
 
     def __iter__(self):
         return iter(self._spec)
@@ -427,10 +452,19 @@ def landmark_xyz(w: World, name: str) -> tuple[float, float, float]:
     """A landmark's world position (m) as three Python floats, the same values as
     ``w.landmarks[name]`` without making an array (the solver's foot rules read single
     coordinates of the heel, toe and sole many times per keyframe)."""
-    marks = w.landmarks
-    if type(marks) is _Landmarks:
-        return marks.xyz(name)
-    return tuple(marks[name].tolist())
+    fk = w.fk_data
+    if fk is not None:
+        prep, pos, shapes = fk
+        return _mark_sum(pos, shapes, prep.landmark_index[name][0], name)
+    return tuple(w.landmarks[name].tolist())
+
+
+def _mark_sum(pos, shapes, bone: str, name: str) -> tuple[float, float, float]:
+    """Landmark ``name`` of ``bone``: joint + R @ offset on floats (``pos``: bone -> joint triple,
+    ``shapes``: bone -> :class:`_Shape`)."""
+    px, py, pz = pos[bone]
+    ox, oy, oz = shapes[bone].mark(name)
+    return (px + ox, py + oy, pz + oz)
 
 
 def joint_xyz(w: World, bone: str) -> tuple[float, float, float]:

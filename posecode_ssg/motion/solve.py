@@ -196,14 +196,21 @@ def _side(name: str) -> str:
 
 
 def _clamp_box(bone: str, e, widen=None) -> tuple[float, float, float]:
-    box = rom_box(bone)
+    """``e`` (x, y, z degrees) clamped into the bone's ROM box, widened to ``widen`` (the incoming
+    angles) when given."""
     out = []
-    for i, ax in enumerate("xyz"):
-        lo, hi = box[ax]
+    for i, (lo, hi) in enumerate(_box_limits(bone)):
         if widen is not None:
             lo, hi = min(lo, widen[i]), max(hi, widen[i])
         out.append(min(max(float(e[i]), lo), hi))
     return tuple(out)
+
+
+@lru_cache(maxsize=None)
+def _box_limits(bone: str) -> tuple[tuple[float, float], ...]:
+    """The bone's ROM box as ((lo, hi) of x, of y, of z), degrees."""
+    box = rom_box(bone)
+    return tuple(box[ax] for ax in "xyz")
 
 
 def _contact_height(w: World, effector: str) -> float:
@@ -982,6 +989,14 @@ def _limb_lift(pose: _Pose, props: list[str], fixed: set[str]) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=256)
+def _turn(deg: float) -> np.ndarray:
+    """``rot_y(deg)``, read-only and remembered (a clip's phases share a few turn angles)."""
+    m = rot_y(deg)
+    m.setflags(write=False)
+    return m
+
+
 def _landmark_bone(name: str) -> str:
     """The bone of a body-landmark reach target: a bone id as is, an effector name (``foot_left``)
     through the effector map."""
@@ -1174,10 +1189,10 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
 
     def chor(p, turn, travel):   # world point -> choreography frame (yaw and travel removed)
         q = p - base_root - np.array([travel[0], 0.0, travel[1]])
-        return rot_y(-turn).dot(q)
+        return _turn(-turn).dot(q)
 
     def unchor(p, turn, travel):
-        return rot_y(turn).dot(p) + base_root + np.array([travel[0], 0.0, travel[1]])
+        return _turn(turn).dot(p) + base_root + np.array([travel[0], 0.0, travel[1]])
 
     prev_world, prev_turn, prev_travel = base_world, 0.0, (0.0, 0.0)
     prev_pins: dict[tuple[str, str], np.ndarray] = {}
@@ -1206,7 +1221,7 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
     for n_solved, (i, kf) in enumerate([*enumerate(program.keyframes)] * passes):
         if n_solved == len(program.keyframes):
             first_end = [last_root.copy(), prev_world.pos["ankle_left"], prev_world.pos["ankle_right"]]
-        root_rot = rot_y(kf.turn).dot(base_rot)
+        root_rot = _turn(kf.turn).dot(base_rot)
         root_pos = base_root + np.array([kf.travel[0], 0.0, kf.travel[1]])
         pose = _Pose(av, kf.euler, root_pos, root_rot)
         res = PhaseSolution(i, None, {})   # type: ignore[arg-type]
@@ -1232,7 +1247,7 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
                     a = p + travel_delta
                 else:
                     a = unchor(chor(p, prev_turn, prev_travel), kf.turn, kf.travel)
-                d = rot_y(kf.turn - prev_turn).dot(d)   # the heading turns with the body (a pivot too)
+                d = _turn(kf.turn - prev_turn).dot(d)   # the heading turns with the body (a pivot too)
                 a[1] = 0.0
                 anchors[f"foot_{s}"] = (a, d)
         # a locked foot not on the floor when the phase began arrives from the air: free until it lands

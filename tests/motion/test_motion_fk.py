@@ -188,3 +188,29 @@ def test_a_pose_met_again_reuses_its_rotations_and_stays_exact():
             assert np.array_equal(w.pos[b], full[0][b]) and np.array_equal(w.rot[b], full[1][b]), (change, b)
         for name, value in full[2].items():   # R @ offset on floats: within 1e-12 m of numpy's
             assert np.allclose(w.landmarks[name], value, rtol=0.0, atol=1e-12), name
+
+
+@pytest.mark.parametrize("avatar_id", list(AVATARS))
+def test_lowest_measures_only_bones_that_can_be_lowest_and_gives_the_same_minimum(avatar_id):
+    """World.lowest skips bones whose mesh cannot reach below the lowest point already found (a
+    lower bound from their joints and reach): for random poses every bone's measured lowest point
+    is at or above its bound, and the minimum equals the minimum over all bones exactly, for the
+    whole figure and for subsets."""
+    from posecode_ssg.motion.fk import _prepared
+
+    av = avatar(avatar_id)
+    prep = _prepared(av)
+    rng = np.random.default_rng(3)
+    for _ in range(40):
+        euler = {b: tuple(rng.uniform(-120, 120, 3)) for b in BONES}
+        root = (np.array([0.0, 0.9, 0.0]) + rng.normal(0, 0.3, 3), rot_y(float(rng.uniform(0, 360))))
+        every = forward_kinematics(av, euler, *root).lowest_by_bone()
+        w = forward_kinematics(av, euler, *root)
+        for b in BONES:
+            starts, reach = prep.low_bound[b]
+            joint_low = min([float(w.pos[b][1])] + [float(w.pos[a][1]) for a in starts])
+            assert every[b] >= joint_low - reach, b
+        assert w.lowest() == min(every.values())
+        subset = list(rng.choice(BONES, 6, replace=False))
+        assert forward_kinematics(av, euler, *root).lowest(subset) == min(every[b] for b in subset)
+        assert len(w.low_cache) < len(BONES)   # the bound did skip bones
