@@ -31,7 +31,6 @@ import concurrent.futures
 import contextlib
 import concurrent.futures.process
 import difflib
-import functools
 import gc
 import hashlib
 import json
@@ -177,12 +176,9 @@ def as_diagnostic(d: dict) -> Any:
                       column=int(d.get("column") or 1), message=d["message"], hint=d.get("hint"))
 
 
-def _compile_job(cache: "_FigureCache", job: tuple[str, dict]) -> dict:
-    """Compile one figure in a compile worker process and write it to the cache there (the
-    cache writes, ~0.1 ms a figure, run in parallel too); returns :meth:`CompiledFigure.to_dict`."""
-    figure = compile_figure(*job)
-    cache.write(figure)
-    return figure.to_dict()
+def _compile_job(job: tuple[str, dict]) -> dict:
+    source, options = job
+    return compile_figure(source, options).to_dict()
 
 
 def link_diagnostics(page: Page, link_index: LinkIndex, anchors=None) -> list[Diagnostic]:
@@ -240,22 +236,16 @@ class _FigureCache:
             figure = CompiledFigure.from_dict(json.loads(self.path(key).read_bytes()))
         except (OSError, ValueError, TypeError):
             return None
-        self.remember(figure)
+        self._remember(figure)
         return figure
 
-    def remember(self, figure: CompiledFigure) -> None:
-        """Keep ``figure`` in :attr:`recent` (this process only)."""
+    def _remember(self, figure: CompiledFigure) -> None:
         self.recent[figure.key] = figure
         if len(self.recent) > self.RECENT:
             del self.recent[next(iter(self.recent))]
 
     def put(self, figure: CompiledFigure) -> None:
-        """Remember ``figure`` in this process and write it to disk (:meth:`write`)."""
-        self.remember(figure)
-        self.write(figure)
-
-    def write(self, figure: CompiledFigure) -> None:
-        """Write ``figure`` to its file (atomically: a temporary file renamed over it)."""
+        self._remember(figure)
         path = self.path(figure.key)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -1481,10 +1471,11 @@ class _PageWorkers:
 
 class _Compilation:
     """The figures no cache held: compiled in this process or, when there are many
-    (:data:`POOL_THRESHOLD`), in forked compile workers (one per core) that also write them to
-    the cache. Jobs come in one or more :meth:`add` calls (a parallel build hands over this
-    process's figures as soon as it has parsed its own pages, so compiling starts while the page
-    workers still parse); :meth:`finish` returns them all.
+    (:data:`POOL_THRESHOLD`), in forked compile workers (one per core), and cached. Jobs come
+    in one or more :meth:`add` calls (a parallel build hands over this process's figures as
+    soon as it has parsed its own pages, so compiling starts while the page workers still
+    parse); :meth:`finish` returns them all, writing each worker result to the cache as it
+    arrives (while the workers go on, not one after another once they are done).
 
     Worker processes are forked (cheap, no re-import of ``__main__``); forking a process that
     runs other threads can deadlock, so the dev server (which builds in a worker thread)
@@ -1526,8 +1517,7 @@ class _Compilation:
 
     def _submit(self, items: list[tuple[str, tuple[str, dict]]]) -> None:
         chunk = max(1, min(8, len(items) // (self.workers * 32)))
-        outputs = self.pool.map(functools.partial(_compile_job, self.cache), [job for _key, job in items],
-                                chunksize=chunk)
+        outputs = self.pool.map(_compile_job, [job for _key, job in items], chunksize=chunk)
         self.submitted.append(([key for key, _job in items], outputs))
 
     def finish(self) -> dict[str, CompiledFigure]:
@@ -1539,7 +1529,7 @@ class _Compilation:
                 with self.pool:
                     for key, data in _progress(results, len(self.jobs) - 1, "compile", self.show):
                         figure = self.done[key] = CompiledFigure.from_dict(data)
-                        self.cache.remember(figure)
+                        self.cache.put(figure)
             except concurrent.futures.process.BrokenProcessPool:
                 pass  # a worker died (out of memory?): the rest is compiled here
             self.pool = None
