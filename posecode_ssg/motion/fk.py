@@ -596,12 +596,17 @@ class PoseFK:
             if state is not None:
                 self._rot, self._step, self._shapes = state[0], state[1], state[2]
                 self._root_rot_changed = False
-        key = (frozenset(self._changed), self._root_rot_changed, self._root_pos_changed)
-        plan = prep.plans.get(key)
-        if plan is None:
-            plan = prep.plans[key] = _Plan(prep, self.avatar, *key)
         rot, step, shapes = self._rot, self._step, self._shapes
-        if plan.rot:   # copies: the worlds handed out keep the tables they were made from
+        if self._changed or self._root_rot_changed:
+            key = (frozenset(self._changed), self._root_rot_changed, self._root_pos_changed)
+            plan = prep.plans.get(key)
+            if plan is None:
+                plan = prep.plans[key] = _Plan(prep, self.avatar, *key)
+            moved = plan.moved
+        else:   # a root translation (or the first world of a pose met before): joints only
+            plan, moved = None, ()
+        if plan is not None and plan.rot:
+            # copies: the worlds handed out keep the tables they were made from
             local, root_rot = self.local, self.root_rot
             rot, step, shapes = self._rot, self._step, self._shapes = dict(rot), dict(step), _Shapes(shapes)
             shapes._prep, shapes._rot = prep, rot
@@ -615,7 +620,7 @@ class PoseFK:
                 step[b] = (root_rot if p is None else rot[p]).dot(off).tolist()
         pos = _Joints() if self._root_pos_changed else _Joints(self._pos)
         if not self._root_pos_changed:
-            for b in plan.moved:
+            for b in moved:
                 pos.pop(b, None)
         pos._root, pos._step = self.root_pos.tolist(), step
         self._pos = pos

@@ -334,8 +334,9 @@ def _ccd_run(pose: _Pose, chain: tuple[str, ...], end_fn, target: np.ndarray, wi
 
 def _two_bone(pose: _Pose, ball: str, hinge: str, end: str, target, sign: float = 1.0) -> None:
     """Analytic two-bone IK (ball joint + hinge, e.g. hip–knee–ankle): put the ``end`` joint on
-    ``target`` (world m, (3,): an array or a float triple). The hinge turns about its parent's local X axis (intrinsic XYZ Euler:
-    adding Δ to x is a rotation by Δ about that axis), by the angle the law of cosines asks for:
+    ``target`` (world m, (3,): an array or a float triple). The hinge turns about its parent's
+    local X axis (intrinsic XYZ Euler: adding Δ to x is a rotation by Δ about that axis), by the
+    angle the law of cosines asks for:
     with v = end − hinge split about the axis u into v∥ + v⊥ and w = hinge − ball,
     |w + Rᵤ(Δ)v|² = C + P cos Δ + Q sin Δ (C = |w + v∥|² + |v⊥|², P = 2 w·v⊥, Q = 2 w·(u × v⊥)),
     solved for the root that stays in the hinge's ROM box, bends the natural way (``sign``: knee
@@ -346,8 +347,8 @@ def _two_bone(pose: _Pose, ball: str, hinge: str, end: str, target, sign: float 
     runtime runs the same steps (runtime/solvers/limb.js)."""
     w = pose.world()
     H, K, A = joint_xyz(w, ball), joint_xyz(w, hinge), joint_xyz(w, end)
-    R = w.rot[ball]
-    u = (float(R[0, 0]), float(R[1, 0]), float(R[2, 0]))   # the ball joint's local X axis
+    Rb = w.rot[ball]
+    u = (float(Rb[0, 0]), float(Rb[1, 0]), float(Rb[2, 0]))   # the ball joint's local X axis
     v = vsub(A, K)
     vpar = vscale(u, vdot(u, v))
     vperp = vsub(v, vpar)
