@@ -529,7 +529,12 @@ def _hold_mu(w: World, side: str) -> float:
     centre while the foot is flat, its toe edge once the heel is up, its heel once the toes are
     up (feet on their toes behind a hands/forearms lock: their toes). Same rule in
     runtime/solvers/plan.js ``holdMu``."""
-    x = (landmark_xyz(w, f"heel_{side}")[1] - landmark_xyz(w, f"toe_{side}")[1]) / float(SOLVER["plantTolerance"])
+    return _mu_of_heights(landmark_xyz(w, f"heel_{side}")[1], landmark_xyz(w, f"toe_{side}")[1])
+
+
+def _mu_of_heights(heel: float, toe: float) -> float:
+    """:func:`_hold_mu` from the heel and toe heights (m)."""
+    x = (heel - toe) / float(SOLVER["plantTolerance"])
     x = min(1.0, max(-1.0, x))
     return 0.5 * x * (3.0 - x * x)
 
@@ -543,9 +548,9 @@ def _hold_point(w: World, side: str) -> tuple[np.ndarray, float]:
 def _hold_xyz(w: World, side: str) -> tuple[tuple[float, float, float], float]:
     """:func:`_hold_point` on Python floats (the same operations in the same order: the same
     bits, without the small-array overhead)."""
-    m = _hold_mu(w, side)
     sx, sy, sz = landmark_xyz(w, f"sole_{side}")
     tx, ty, tz = landmark_xyz(w, f"toe_{side}")
+    m = _mu_of_heights(landmark_xyz(w, f"heel_{side}")[1], ty)
     return (sx + m * (tx - sx), sy + m * (ty - sy), sz + m * (tz - sz)), m
 
 
