@@ -12,6 +12,7 @@ import { runPasses } from "./solvers/index.js";
 import { contactResidual, resolveContacts } from "./solvers/contacts.js";
 import { emptyPlan, planSegment } from "./solvers/plan.js";
 import { setEntryBlend, setExitBlend } from "./solvers/blend.js";
+import { span } from "./solvers/ccd.js";
 
 const NO_CONTACTS = [];
 const NO_PLAN = emptyPlan();
@@ -70,7 +71,7 @@ export class FigureModel {
     let bn = 0;
     for (let s = -1; s < tl.phaseCount; s++) {
       this._solve(tl.times[s + 1], s);
-      const n = Math.hypot(push[0], push[1], push[2]);
+      const n = Math.hypot(...push);
       if (n > bn) { bn = n; best.set(push); }
     }
     if (bn <= 1e-4) return false;
@@ -141,7 +142,7 @@ export class FigureModel {
     if (handed) {   // the seam's entry blend from the last phase's end as finally planned
       this._solve(tl.times[0], S - 1);
       const a = first.at, b = this._loopEnd();
-      if (first.far && a.some((v, i) => Math.hypot(v[0] - b[i][0], v[1] - b[i][1], v[2] - b[i][2]) > h)) {
+      if (first.far && a.some((v, i) => span(v, 0, b[i], 0) > h)) {
         this.segPlan = first.plans;   // the loop does not close
         return;
       }

@@ -70,7 +70,8 @@ export function turnXZ(out, o, ang, x, z) {
   out[o] = c * x + s * z; out[o + 1] = -s * x + c * z;
 }
 
-const DEG = Math.PI / 180;
+/** Radians per degree. */
+export const DEG = Math.PI / 180;
 
 /** Degrees per radian (the solvers' angles in rig.json units). */
 export const TO_DEG = 180 / Math.PI;
@@ -133,6 +134,9 @@ export function jointAngles(q, o, box, out, oi) {
     if (ex < best - 1e-9) { best = ex; out[oi] = _j[j]; out[oi + 1] = _j[j + 1]; out[oi + 2] = _j[j + 2]; }
   }
 }
+
+/** The dot product of 3-vectors `a[0..2]` and `b[0..2]`. */
+export const dot = (a, b) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 
 /** Rotate vector `v[vi..]` by unit quaternion `q[qi..]`, writing `out[oi..oi+2]` (may alias v). */
 export function rotateVec(out, oi, q, qi, v, vi) {

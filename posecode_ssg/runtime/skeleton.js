@@ -12,9 +12,9 @@
  * @module skeleton
  */
 
-import { fromEulerXYZ, mul, rotateVec } from "./quat.js";
+import { fromEulerXYZ, matrix, mul, rotateVec } from "./quat.js";
 
-const _v = new Float64Array(3);
+const _v = new Float64Array(3), _m = new Float64Array(9);
 
 /**
  * One figure's skeleton and its world pose.
@@ -138,11 +138,10 @@ export class Skeleton {
       rotateVec(_v, 0, wq, b * 4, this.volOffset, i * 3);
       const cy = wp[b * 3 + 1] + _v[1];
       // row y of the rotation matrix of wq
-      const x = wq[b * 4], y = wq[b * 4 + 1], z = wq[b * 4 + 2], w = wq[b * 4 + 3];
-      const r0 = 2 * (x * y + w * z) * this.volAxes[i * 3];
-      const r1 = (1 - 2 * (x * x + z * z)) * this.volAxes[i * 3 + 1];
-      const r2 = 2 * (y * z - w * x) * this.volAxes[i * 3 + 2];
-      const m = cy - Math.sqrt(r0 * r0 + r1 * r1 + r2 * r2);
+      const R = matrix(wq, b * 4, _m);
+      let r2 = 0;
+      for (let k = 0; k < 3; k++) { const r = R[3 + k] * this.volAxes[i * 3 + k]; r2 += r * r; }
+      const m = cy - Math.sqrt(r2);
       if (m < low[b]) low[b] = m;
     }
     for (const b of this.soleBones) {

@@ -56,9 +56,7 @@
  * @module timeline
  */
 
-import { fromEulerXYZ, jointAngles, normalize } from "./quat.js";
-
-const DEG = Math.PI / 180;
+import { DEG, fromEulerXYZ, jointAngles, normalize } from "./quat.js";
 
 /** Rate v (deg/s or m/s) capped so a segment with chord w and duration dt stays monotone. */
 function cap(v, w, dt) {

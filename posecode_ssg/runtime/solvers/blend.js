@@ -107,7 +107,6 @@ export function setExitBlend(prev, plan, end, start, endV, startV) {
 }
 
 export const entryBlend = {
-  name: "entry-blend",
   run(ctx) {
     const p = ctx.plan, u = ctx.u, T = ctx.segDt[ctx.segment], sk = ctx.skeleton, rom = ctx.rig.rom, xb = p.exitBones;
     if (!(u < 1)) return;

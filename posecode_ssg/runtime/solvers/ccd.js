@@ -11,9 +11,7 @@
  * @module solvers/ccd
  */
 
-import { eulerOf, fromEulerXYZ, mul, TO_DEG as DEG } from "../quat.js";
-
-export { eulerOf };
+import { dot, eulerOf, fromEulerXYZ, matrix, mul, TO_DEG as DEG } from "../quat.js";
 
 const _qa = new Float64Array(4), _qb = new Float64Array(4), _qc = new Float64Array(4);
 const _a = new Float64Array(3), _b = new Float64Array(3), _u = new Float64Array(3);
@@ -35,6 +33,15 @@ export function makeChain(rig, sk, ids, end) {
     eul: new Float64Array(6), wid: new Float64Array(6), start: new Float64Array(6), first: new Float64Array(6) };
 }
 
+/**
+ * Read the angles of the first `n` joints of chain `ch` into its `eul` and, unless `keep`, widen
+ * its boxes to them (`wid`).
+ */
+export function readChain(ctx, ch, n, keep = false) {
+  for (let k = 0; k < n; k++) eulerOf(ctx.localQ, ch.bones[k] * 4, ch.eul, k * 3);
+  if (!keep) ch.wid.set(ch.eul);
+}
+
 /** Clamp joint k of chain `ch` (its `eul`) into its box widened to `wid`, write it, re-pose. */
 export function setJoint(ctx, ch, k) {
   const e = ch.eul, o = k * 3, b = ch.box, w = ch.wid;
@@ -54,9 +61,16 @@ export const span = (P, i, Q, j) => Math.hypot(P[i * 3] - Q[j * 3], P[i * 3 + 1]
  * @returns {Float64Array} out
  */
 export function xAxis(W, b, out) {
-  const x = W[b * 4], y = W[b * 4 + 1], z = W[b * 4 + 2], w = W[b * 4 + 3];
-  out[0] = 1 - 2 * (y * y + z * z); out[1] = 2 * (x * y + w * z); out[2] = 2 * (x * z - w * y);
+  const m = matrix(W, b * 4, _m);
+  for (let i = 0; i < 3; i++) out[i] = m[3 * i];
   return out;
+}
+const _m = new Float64Array(9), _c = new Float64Array(3);
+
+/** _a × _b into `_c`. */
+function cross() {
+  _c[0] = _a[1] * _b[2] - _a[2] * _b[1]; _c[1] = _a[2] * _b[0] - _a[0] * _b[2]; _c[2] = _a[0] * _b[1] - _a[1] * _b[0];
+  return _c;
 }
 
 /**
@@ -67,12 +81,12 @@ function swing(ctx, ch, k) {
   const na = Math.hypot(_a[0], _a[1], _a[2]), nb = Math.hypot(_b[0], _b[1], _b[2]);
   if (na * na < 1e-8 || nb * nb < 1e-8) return;
   for (let i = 0; i < 3; i++) { _a[i] /= na; _b[i] /= nb; }
-  const cx = _a[1] * _b[2] - _a[2] * _b[1], cy = _a[2] * _b[0] - _a[0] * _b[2], cz = _a[0] * _b[1] - _a[1] * _b[0];
-  const cn = Math.hypot(cx, cy, cz);
-  const ang = Math.atan2(cn, _a[0] * _b[0] + _a[1] * _b[1] + _a[2] * _b[2]);
+  const c = cross(), cn = Math.hypot(c[0], c[1], c[2]);
+  const ang = Math.atan2(cn, dot(_a, _b));
   if (ang < 1e-5 || cn < 1e-9) return;
   const s = Math.sin(0.5 * ang) / cn;
-  _qa[0] = cx * s; _qa[1] = cy * s; _qa[2] = cz * s; _qa[3] = Math.cos(0.5 * ang);
+  for (let i = 0; i < 3; i++) _qa[i] = c[i] * s;
+  _qa[3] = Math.cos(0.5 * ang);
   rotateJoint(ctx, ch, k, _qa);
 }
 
@@ -118,12 +132,11 @@ export function run(ctx, ch, n, t, stop = ctx.rig.solver.ccdStopDistance) {
       if (k === 1) {
         // hinge: the parent's local X axis in the world
         xAxis(W, sk.parent[j], _u);
-        const au = _a[0] * _u[0] + _a[1] * _u[1] + _a[2] * _u[2], bu = _b[0] * _u[0] + _b[1] * _u[1] + _b[2] * _u[2];
+        const au = dot(_a, _u), bu = dot(_b, _u);
         for (let i = 0; i < 3; i++) { _a[i] -= _u[i] * au; _b[i] -= _u[i] * bu; }
-        const aa = _a[0] * _a[0] + _a[1] * _a[1] + _a[2] * _a[2], bb = _b[0] * _b[0] + _b[1] * _b[1] + _b[2] * _b[2];
+        const aa = dot(_a, _a), bb = dot(_b, _b);
         if (aa < 1e-8 || bb < 1e-8) continue;
-        const cx = _a[1] * _b[2] - _a[2] * _b[1], cy = _a[2] * _b[0] - _a[0] * _b[2], cz = _a[0] * _b[1] - _a[1] * _b[0];
-        const ang = Math.atan2(_u[0] * cx + _u[1] * cy + _u[2] * cz, _a[0] * _b[0] + _a[1] * _b[1] + _a[2] * _b[2]);
+        const ang = Math.atan2(dot(_u, cross()), dot(_a, _b));
         ch.eul[3] += ang * DEG;
         setJoint(ctx, ch, 1);
         continue;
@@ -141,9 +154,8 @@ export function run(ctx, ch, n, t, stop = ctx.rig.solver.ccdStopDistance) {
  * `stop` (m): the distance within which it stops (a grip asks for `solver.gripStopDistance`).
  */
 export function ccd(ctx, ch, t, hingeSign, keepWiden = false, stop = ctx.rig.solver.ccdStopDistance) {
-  const P = ctx.skeleton.worldP, q = ctx.localQ;
-  for (let k = 0; k < 2; k++) eulerOf(q, ch.bones[k] * 4, ch.eul, k * 3);
-  if (!keepWiden) ch.wid.set(ch.eul);
+  const P = ctx.skeleton.worldP;
+  readChain(ctx, ch, 2, keepWiden);
   // pre-bend a too-straight limb (solve.py `_prebend`)
   const r = ch.bones[0], h = ch.bones[1], e = ch.end;
   const a = span(P, h, P, r), b = span(P, e, P, h), d = span(t, 0, P, r);

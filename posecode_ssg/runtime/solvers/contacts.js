@@ -16,6 +16,7 @@
  */
 
 import { contactHeight, contactHeightRule, propAnchor } from "./plan.js";
+import { span } from "./ccd.js";
 
 /**
  * Resolve the contact list of one phase into records the measure step can evaluate quickly.
@@ -75,5 +76,5 @@ export function contactResidual(c, sk, backBones) {
   const p = c.point ? sk.point(c.point) : c.bone >= 0 ? sk.point(sk.boneIds[c.bone]) : null;
   const q = c.target || (c.targetName ? sk.point(c.targetName) : null);
   if (!p || !q) return NaN;
-  return Math.hypot(p[0] - q[0], p[1] - q[1], p[2] - q[2]);
+  return span(p, 0, q, 0);
 }

@@ -11,7 +11,6 @@
  */
 
 export const grounding = {
-  name: "grounding",
   /** @param {{skeleton: import("../skeleton.js").Skeleton, floorBound: boolean}} ctx */
   run(ctx) {
     const low = ctx.skeleton.measureLowest();

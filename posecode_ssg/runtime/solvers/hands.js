@@ -8,13 +8,12 @@
  */
 
 import { contactHeight, contactHeightRule } from "./plan.js";
-import { aim, eulerOf, makeChain } from "./ccd.js";
-import { fromEulerXYZ, jointAngles, matrix, mul, turnXZ } from "../quat.js";
+import { aim, makeChain, readChain, span } from "./ccd.js";
+import { fromEulerXYZ, jointAngles, matrix, mul, TO_DEG as DEG, turnXZ } from "../quat.js";
 import { placeXZ } from "./root.js";
 import { twoBone } from "./limb.js";
 
 const _t = new Float64Array(3), _a = new Float64Array(2);
-const DEG = 180 / Math.PI;
 
 /**
  * The plan of one locked hand or elbow (plan.js): its contact-height rule plus the limb's bones,
@@ -47,9 +46,8 @@ export function planUpper(rig, sk, c, startPos, prevRoot) {
  * while its horizontal distance from the shoulder is under D, else along the shoulder line.
  */
 function softReach(ctx, u) {
-  const P = ctx.skeleton.worldP, s = u.shoulder * 3, e = u.elbow * 3, w = u.wrist * 3, k = ctx.rig.solver.armSoftReach;
-  const Ln = Math.hypot(P[e] - P[s], P[e + 1] - P[s + 1], P[e + 2] - P[s + 2]) + Math.hypot(P[w] - P[e], P[w + 1] - P[e + 1], P[w + 2] - P[e + 2]);
-  const d = Math.hypot(_t[0] - P[s], _t[1] - P[s + 1], _t[2] - P[s + 2]);
+  const P = ctx.skeleton.worldP, s = u.shoulder * 3, k = ctx.rig.solver.armSoftReach;
+  const Ln = span(P, u.elbow, P, u.shoulder) + span(P, u.wrist, P, u.elbow), d = span(_t, 0, P, u.shoulder);
   if (d <= Ln - k || d < 1e-9) return;
   const D = Ln - k * Math.exp(-(d - Ln + k) / k), h = Math.hypot(_t[0] - P[s], _t[2] - P[s + 2]);
   if (h < D) _t[1] = P[s + 1] + Math.sign(_t[1] - P[s + 1]) * Math.sqrt(D * D - h * h);
@@ -171,8 +169,7 @@ export function holdUppers(ctx) {
         }
       } else {
         _t[0] = ax; _t[1] = u.value; _t[2] = az;
-        eulerOf(ctx.localQ, u.shoulder * 4, u.chain.eul, 0);
-        u.chain.wid.set(u.chain.eul);
+        readChain(ctx, u.chain, 1);
         aim(ctx, u.chain, 0, _t);
       }
     }

@@ -31,7 +31,7 @@
  * Passes 2–5, 9 and 10 read `ctx.plan`, the segment's contact plan built once at load
  * (plan.js), and `ctx.root` / `ctx.startPos` (turn, travel, grounded base root).
  *
- * A pass is `{name, run(ctx)}`; `run` mutates `ctx.skeleton` (root transform, local rotations via
+ * A pass is `{run(ctx)}` (its name in {@link PASS_ORDER}: the bundle carries no names); `run` mutates `ctx.skeleton` (root transform, local rotations via
  * `ctx.localQ` + `ctx.skeleton.forward`) and may push `{code, message}` to `ctx.warnings`. Passes
  * allocate nothing per frame. To add one, export it from its own file in this folder and put it in
  * {@link PASSES} at its place in the order above. After the passes, `measureContacts`

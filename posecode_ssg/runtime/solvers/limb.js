@@ -16,7 +16,7 @@
  * @module solvers/limb
  */
 
-import { aim, eulerOf, rotateJoint, setJoint, xAxis } from "./ccd.js";
+import { aim, readChain, rotateJoint, setJoint, xAxis } from "./ccd.js";
 import { TO_DEG as DEG } from "../quat.js";
 
 
@@ -46,8 +46,7 @@ const _r = new Float64Array(4);
  */
 export function twoBone(ctx, ch, t, sign = 1) {
   const sk = ctx.skeleton, P = sk.worldP;
-  for (let k = 0; k < 2; k++) eulerOf(ctx.localQ, ch.bones[k] * 4, ch.eul, k * 3);
-  ch.wid.set(ch.eul);
+  readChain(ctx, ch, 2);
   const h = ch.bones[0] * 3, kn = ch.bones[1] * 3, e = ch.end * 3;
   const u = xAxis(sk.worldQ, ch.bones[0], _r), ux = u[0], uy = u[1], uz = u[2];
   const vx = P[e] - P[kn], vy = P[e + 1] - P[kn + 1], vz = P[e + 2] - P[kn + 2];

@@ -25,7 +25,7 @@
  * @module solvers/props
  */
 
-import { eulerOf, makeChain, setJoint, xAxis } from "./ccd.js";
+import { makeChain, readChain, setJoint, xAxis } from "./ccd.js";
 import { perFigure, twoBone } from "./limb.js";
 import { slerpInto, TO_DEG as DEG } from "../quat.js";
 
@@ -167,8 +167,7 @@ function bodyFaceDepth(st, f, P) {
 function limbLift(ctx, st, s) {
   const sk = ctx.skeleton, P = sk.worldP, W = sk.worldQ, solver = ctx.rig.solver, ch = st.chains[s];
   const kn = st.knee[s] * 3, an = st.ankle[s] * 3, r = st.col.shin + solver.propLiftGap;
-  for (let k = 0; k < 2; k++) eulerOf(ctx.localQ, ch.bones[k] * 4, ch.eul, k * 3);
-  ch.wid.set(ch.eul);
+  readChain(ctx, ch, 2);
   for (let it = 0; it < solver.propLiftRounds; it++) {
     const dx = P[an] - P[kn], dy = P[an + 1] - P[kn + 1], dz = P[an + 2] - P[kn + 2];
     const len = Math.max(Math.hypot(dx, dy, dz), 1e-9), ext = 1 + solver.shinOverhang / len;
@@ -221,7 +220,6 @@ function limbLift(ctx, st, s) {
  * measures that push (the figure's prop placement, pose.js `_place`).
  */
 export const props = {
-  name: "props",
   run(ctx) {
     ctx.limbsMoved = false;
     const push = ctx.propPush;
@@ -257,7 +255,6 @@ export const props = {
  * box", then kicked forward and back).
  */
 export const propLimbs = {
-  name: "prop-limbs",
   run(ctx) {
     if (ctx.segment < 0 || ctx.startSolve || !ctx.props || !ctx.props.length) return;
     const st = setup(ctx);

@@ -33,7 +33,7 @@
  * @module solvers/reach
  */
 
-import { ccd, eulerOf, makeChain, run } from "./ccd.js";
+import { ccd, makeChain, readChain, run } from "./ccd.js";
 import { fromEulerXYZ, jointAngles, slerpInto } from "../quat.js";
 import { contactHeight, contactHeightRule } from "./plan.js";
 import { clearFreeLimbs } from "./root.js";
@@ -122,8 +122,7 @@ function solveOne(ctx, r) {
     }
     return;
   }
-  eulerOf(ctx.localQ, ch.bones[0] * 4, ch.eul, 0);
-  ch.wid.set(ch.eul);
+  readChain(ctx, ch, 1);
   for (let round = 0; round < (r.floor ? 3 : 1); round++) {
     if (round) { sk.measureLowest(); _t[1] = contactHeight(sk, r.rule); }
     run(ctx, ch, 1, _t);   // the ball joint swung (ccd.js)
@@ -132,7 +131,6 @@ function solveOne(ctx, r) {
 
 /** The reach pass (see the module comment). Sets `ctx.limbsMoved` when it ran a reach. */
 export const reach = {
-  name: "reach",
   run(ctx) {
     if (!ctx.leaving) ctx.leaving = new Float64Array(4);
     ctx.leaving.fill(0);

@@ -84,7 +84,6 @@ function holdWeight(low, planted, lo, hi) {
  * which is the world-fixed pivot of a turn (travel only).
  */
 export const groundLock = {
-  name: "ground-lock",
   run(ctx) {
     const p = ctx.plan, n = p.lockFeet.length;
     if (!n) return;
@@ -268,7 +267,6 @@ function dropFeet(sk, p) {
  * (solve.py, "pins (KR §8)").
  */
 export const pin = {
-  name: "pin",
   run(ctx) {
     const pins = ctx.plan.pins, n = pins.length;
     if (!n) return;
@@ -361,8 +359,7 @@ function hingeUp(ctx, j, V, o, dy, ax = 0, wideFirst = ax > 0) {
   const sk = ctx.skeleton, P = sk.worldP, q = ctx.localQ, a = j * 3, qo = j * 4, rom = ctx.rig.rom[sk.boneIds[j]], e = _he, U = _hq;
   jointAngles(q, qo, rom, e, 0);
   if (ax) { fromEulerXYZ(U, 0, e[0], e[1], 0); mul(U, 0, sk.worldQ, sk.parent[j] * 4, U, 0); } else U.set(sk.worldQ.subarray(sk.parent[j] * 4, sk.parent[j] * 4 + 4));
-  const x = U[0], y = U[1], z = U[2], w = U[3];
-  const ux = ax ? 2 * (x * z + w * y) : 1 - 2 * (y * y + z * z), uy = ax ? 2 * (y * z - w * x) : 2 * (x * y + w * z), uz = ax ? 1 - 2 * (x * x + y * y) : 2 * (x * z - w * y);
+  const m = matrix(U, 0, _m), c = ax ? 2 : 0, ux = m[c], uy = m[c + 3], uz = m[c + 6];   // its X or Z axis
   const rx = V[o] - P[a], ry = V[o + 1] - P[a + 1], rz = V[o + 2] - P[a + 2];
   const ru = rx * ux + ry * uy + rz * uz;
   const px = rx - ux * ru, py = ry - uy * ru, pz = rz - uz * ru;
@@ -448,7 +445,6 @@ export function clearFreeLimbs(ctx, sw = ctx.plan.swing) {
 
 /** Swing clearance as its own pass, after ground-lock and pin (see {@link clearFreeLimbs}). */
 export const swingClearance = {
-  name: "swing-clearance",
   run(ctx) {
     if (ctx.plan.swing.length) clearFreeLimbs(ctx);
   },
@@ -478,7 +474,6 @@ function closeHand(ctx, g) {
  * stopping within `solver.gripStopDistance` (solve.py, "grips (KR §9.2)"; solvers/ccd.js).
  */
 export const grip = {
-  name: "grip",
   run(ctx) {
     const g = ctx.plan.grips, n = g.length;
     if (!n) return;
@@ -528,7 +523,6 @@ function rehold(ctx, q) {
  * phase end (no blend), so the numpy keyframe solve has no twin of it.
  */
 export const replant = {
-  name: "replant",
   run(ctx) {
     const p = ctx.plan, n = p.lockFeet.length;
     if (!p.blends || !(ctx.u < 1)) return;
@@ -555,7 +549,6 @@ export const replant = {
  * silent lift). The entry blend follows (blend.js).
  */
 export const floorClamp = {
-  name: "floor-clamp",
   run(ctx) {
     const p = ctx.plan, sk = ctx.skeleton;
     if (p.lockFeet.length || p.pins.length || p.grips.length) grounding.run(ctx);   // (grounding.js)

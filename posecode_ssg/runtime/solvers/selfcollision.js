@@ -29,8 +29,8 @@
  * @module solvers/selfcollision
  */
 
-import { eulerOf, makeChain, rotateJoint } from "./ccd.js";
-import { axisAngle, slerpInto, TO_DEG as DEG } from "../quat.js";
+import { makeChain, readChain, rotateJoint } from "./ccd.js";
+import { axisAngle, dot, slerpInto, TO_DEG as DEG } from "../quat.js";
 import { clearFreeLimbs } from "./root.js";
 import { perFigure } from "./limb.js";
 import { grounding } from "./grounding.js";
@@ -118,7 +118,7 @@ function deepest(st, L, P, col, solver, joint) {
     // the limb's side of the obstacle: its proximal joint, perpendicular to the obstacle's axis
     unit(OA, o * 3, OB, o * 3);
     for (let c = 0; c < 3; c++) _side[c] = P[j + c] - OA[o * 3 + c];
-    const su = _side[0] * _u[0] + _side[1] * _u[1] + _side[2] * _u[2];
+    const su = dot(_side, _u);
     for (let c = 0; c < 3; c++) _side[c] -= _u[c] * su;
     const sl = Math.hypot(_side[0], _side[1], _side[2]);
     for (let i = 0; i < 15; i += 3) {
@@ -127,10 +127,10 @@ function deepest(st, L, P, col, solver, joint) {
       let dist = Math.hypot(_e[0], _e[1], _e[2]);
       if (dist >= OR[o] + r) continue;
       for (let c = 0; c < 3; c++) _n[c] = dist > 1e-9 ? _e[c] / dist : sl > 1e-9 ? _side[c] / sl : 0;
-      const flip = sl > 1e-9 && (_n[0] * _side[0] + _n[1] * _side[1] + _n[2] * _side[2]) / sl < -0.5;
+      const flip = sl > 1e-9 && dot(_n, _side) / sl < -0.5;
       if (flip) dist = -dist;
       const depth = OR[o] + r - dist;
-      if (depth > best && _n[0] * _n[0] + _n[1] * _n[1] + _n[2] * _n[2] > 0.5) {
+      if (depth > best && dot(_n, _n) > 0.5) {
         best = depth;
         for (let c = 0; c < 3; c++) { _bp[c] = SP[i + c]; _bn[c] = flip ? -_n[c] : _n[c]; }
       }
@@ -153,7 +153,6 @@ export function selfCollisionDepth(ctx) {
 
 /** The self-collision pass (see the module comment), then the floor clamp of limb changes. */
 export const selfCollision = {
-  name: "self-collision",
   run(ctx) {
     if (ctx.segment < 0) return;
     const st = setup(ctx), sk = ctx.skeleton, P = sk.worldP, col = sk.avatar.collision, solver = ctx.rig.solver;
@@ -192,8 +191,7 @@ export const selfCollision = {
           ax /= an; ay /= an; az /= an;
         }
         if (!started) {
-          eulerOf(ctx.localQ, joint * 4, ch.eul, 0);
-          ch.wid.set(ch.eul);
+          readChain(ctx, ch, 1);
           started = true;
         }
         const step = Math.min(depth / lev * DEG, solver.selfStepDeg, cap - total);
