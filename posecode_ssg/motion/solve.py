@@ -744,14 +744,16 @@ def _heel_on_floor(pose: _Pose, side: str, dy: float) -> None:
     with its pitch kept: the hip flexes until the knee is ``dy`` higher (:func:`_hinge_up`) and the
     knee bends back by as much, so the shank and foot keep their orientation and only rise (the
     heel coming forward: a heel set down ahead, toes up). Flexing the knee alone would pitch the
-    toes down by its angle (15° of dorsiflexion showed 7°). Same rule in
-    runtime/solvers/root.js ``clearFreeLimbs``."""
+    toes down by its angle (15° of dorsiflexion showed 7°). The knee's bend-back stays within its
+    ROM box (widened to its angle, as :func:`_hinge_up` does): a hip that rises by extending (a
+    leg over a body tipped back) would otherwise ask the knee to hyperextend past it (-78° seen).
+    Same rule in runtime/solvers/root.js ``clearFreeLimbs``."""
     hip, knee = f"hip_{side}", f"knee_{side}"
     x0 = pose.euler[hip][0]
     _hinge_up(pose, hip, pose.world().pos[knee].copy(), dy, 0, True)
     e = list(pose.euler[knee])
     e[0] -= pose.euler[hip][0] - x0
-    pose.set_euler(knee, tuple(e))
+    pose.set_euler(knee, _clamp_box(knee, e, pose.euler[knee]))
 
 
 def _heel_down(w: World | None, side: str) -> bool:

@@ -7,7 +7,7 @@ import json
 import xml.etree.ElementTree as ET
 
 import jsonschema
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from posecode_ssg.language import vocabulary as V
@@ -52,6 +52,16 @@ def phases(draw):
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(["standing", "neutral", "first-position", "supine"]), phases(),
        st.sampled_from(V.AVATARS))
+# found by Hypothesis: supine, a hip flexed 91°, then the pelvis tipped 60° with the feet locked:
+# swing clearance set the heel down through the hip (extending) and bent the knee back past its
+# range (-78°, box from -5°)
+@example("supine", [Phase("P0", 0.5, "flow", [JointTarget("hip_left", (-91.0, 0.0, 0.0), ("x",))],
+                          [], None, [], [], [], None, None, None, 3),
+                    Phase("P1", 0.5, "flow", [JointTarget("knee_left", (0.0, 0.0, 0.0), ("x",)),
+                                              JointTarget("shoulder_left", (-7.0, 0.0, 0.0), ("x",)),
+                                              JointTarget("shoulder_right", (-7.0, 0.0, 0.0), ("x",)),
+                                              JointTarget("pelvis", (60.0, 0.0, 0.0), ("x",))],
+                          ["feet"], None, [], [], [], None, None, None, 4)], "avatar1")
 def test_random_documents_compile_solve_and_draw(start, phs, avatar):
     ir = IR(kind="exercise", name="Random", start_pose=start, avatar=avatar, phases=phs)
     program = compile_ir(ir)

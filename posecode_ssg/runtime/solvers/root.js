@@ -427,8 +427,11 @@ export function clearFreeLimbs(ctx, sw = ctx.plan.swing) {
           // toes up on purpose (ankle dorsiflexed): the hip flexes until the knee is as much
           // higher as the heel is low and the knee bends back by as much, so the shank and foot
           // keep their orientation and only rise, the heel coming forward (flexing the knee alone
-          // pitched 15° of dorsiflexion down to 7°); the knee has x only (rig.json rom)
-          setX(ctx, k, 2 * Math.atan2(q[k], q[k + 3]) * DEG - hingeUp(ctx, sk.parent[f.knee], P, f.knee * 3, fl - lb[f.ankle], 0, true));
+          // pitched 15° of dorsiflexion down to 7°); the knee has x only (rig.json rom), its
+          // bend-back kept within its range widened to its angle (a hip extending to rise asked it to
+          // hyperextend -78°)
+          const x = 2 * Math.atan2(q[k], q[k + 3]) * DEG, r = ctx.rig.rom[sk.boneIds[f.knee]].x;
+          setX(ctx, k, Math.min(Math.max(x - hingeUp(ctx, sk.parent[f.knee], P, f.knee * 3, fl - lb[f.ankle], 0, true), Math.min(r[0], x)), Math.max(r[1], x)));
           continue;
         }
       } else hingeUp(ctx, f.ankle, L, t, fl - lb[f.ankle]);
