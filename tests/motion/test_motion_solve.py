@@ -417,3 +417,38 @@ def test_hand_reached_to_the_wall_rests_on_its_surface():
     # the wrist is at the anchor's height and side, moved out from the wall only
     assert wr[1] == pytest.approx(0.9, abs=0.01) and wr[0] == pytest.approx(0.0, abs=0.01)
     assert not [d for d in kinematic_diagnostics(p) if d.code == "kinematic-reach-short"]
+
+
+SQUAT_HOME = """
+    posecode exercise "Squat home"
+      rig humanoid
+      pose start = standing
+      step "Down" 1.5s settle:
+        hips: flex 80
+        knees: flex 95
+        ground-lock: feet
+      step "Up" 1.2s drive:
+        hips: flex 0
+        knees: flex 0
+        ground-lock: feet
+"""
+
+
+@pytest.mark.parametrize("src,skips", [(SQUAT_HOME, True), (PIVOT_ON_THE_STANDING_FOOT, False)])
+def test_loop_seam_repeating_the_start_skips_the_second_pass_within_its_tolerance(monkeypatch, src, skips):
+    """A loop that ends where it began (the seam's world within SEAM_TOLERANCE of the start pose's,
+    no turn, travel, pin or grip carried over) is solved in one pass; the phases equal a full
+    second pass to within that tolerance. A loop whose seam differs (the pivot ends turned back
+    about one foot, so the feet stand elsewhere) still solves its second pass."""
+    import posecode_ssg.motion.solve as solve
+
+    calls = []
+    original = solve._same_world
+    monkeypatch.setattr(solve, "_same_world", lambda a, b: calls.append(original(a, b)) or calls[-1])
+    quick = solve_keyframes(compile_source(src))
+    assert calls and calls[0] is skips
+    monkeypatch.setattr(solve, "_same_world", lambda a, b: False)   # always the second pass
+    full = solve_keyframes(compile_source(src))
+    for a, b in zip(quick.phases, full.phases, strict=True):
+        for bone, p in b.world.pos.items():
+            assert np.abs(a.world.pos[bone] - p).max() <= solve.SEAM_TOLERANCE
