@@ -1193,11 +1193,13 @@ SEAM_TOLERANCE = 1e-6
 def _same_world(a: World, b: World) -> bool:
     """Whether two worlds of one avatar have every joint position (m) and world rotation entry
     within :data:`SEAM_TOLERANCE`."""
+    tol = SEAM_TOLERANCE
     for bone in BONES:
-        if (max(map(abs, (a.pos[bone] - b.pos[bone]).tolist())) > SEAM_TOLERANCE
-                or float(np.abs(a.rot[bone] - b.rot[bone]).max()) > SEAM_TOLERANCE):
+        (ax, ay, az), (bx, by, bz) = joint_xyz(a, bone), joint_xyz(b, bone)
+        if abs(ax - bx) > tol or abs(ay - by) > tol or abs(az - bz) > tol:
             return False
-    return True
+    rot_a, rot_b = a.rot, b.rot
+    return float(np.abs(np.stack([rot_a[k] for k in BONES]) - np.stack([rot_b[k] for k in BONES])).max()) <= tol
 
 
 def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
