@@ -1474,7 +1474,8 @@ class _Compilation:
     (:data:`POOL_THRESHOLD`), in forked compile workers (one per core), and cached. Jobs come
     in one or more :meth:`add` calls (a parallel build hands over this process's figures as
     soon as it has parsed its own pages, so compiling starts while the page workers still
-    parse); :meth:`finish` returns them all.
+    parse); :meth:`finish` returns them all, writing each worker result to the cache as it
+    arrives (while the workers go on, not one after another once they are done).
 
     Worker processes are forked (cheap, no re-import of ``__main__``); forking a process that
     runs other threads can deadlock, so the dev server (which builds in a worker thread)
@@ -1527,12 +1528,11 @@ class _Compilation:
             try:
                 with self.pool:
                     for key, data in _progress(results, len(self.jobs) - 1, "compile", self.show):
-                        self.done[key] = CompiledFigure.from_dict(data)
+                        figure = self.done[key] = CompiledFigure.from_dict(data)
+                        self.cache.put(figure)
             except concurrent.futures.process.BrokenProcessPool:
                 pass  # a worker died (out of memory?): the rest is compiled here
             self.pool = None
-            for key in list(self.done)[1:]:  # (the first was compiled and cached here)
-                self.cache.put(self.done[key])
         todo = [(key, job) for key, job in self.jobs.items() if key not in self.done]
         for key, job in _progress(todo, len(todo), "compile", self.show and len(todo) > 50):
             figure = self.done[key] = compile_figure(*job)
