@@ -4,7 +4,7 @@ Stages (data flows one way)::
 
     scan content ─▶ read + hash sources ─▶ (nothing changed? done)
       ─▶ parse pages (front matter, tokens, links) ─▶ compile new blocks
-         (content-hash cache in .posecode-cache/figures/, worker processes
+         (content-hash cache in .posecode-cache/figures.sqlite, worker processes
          when many) ─▶ check links ─▶ render pages + indexes + taxonomy +
          search index + sitemap + 404 with the theme ─▶ write a staging
          folder beside the output (unchanged pages hard-linked from the
@@ -38,6 +38,7 @@ import multiprocessing
 import os
 import re
 import shutil
+import sqlite3
 import sys
 import threading
 import time
@@ -215,26 +216,64 @@ def figure_options(info: FenceInfo, config: SiteConfig) -> dict:
 
 
 class _FigureCache:
-    """Compiled figures on disk: ``<cache_dir>/figures/<key[:2]>/<key>.json`` (content-addressed)."""
+    """Compiled figures on disk, content-addressed by :func:`figures.figure_key`: one SQLite
+    database, ``<cache_dir>/figures.sqlite`` (table ``figures``: ``key`` text primary key, ``data``
+    the figure's JSON), written in batched transactions (Python's ``sqlite3``). A file per figure
+    cost ~0.44 ms of CPU each (directory entry, temporary file, rename: 1.3 ms a page of the
+    1,000-page benchmark); a row in a batch ~0.01 ms. A cache that cannot be opened, read or
+    written only costs time: its errors are misses, and a damaged database is started afresh.
+
+    :meth:`put` keeps a figure pending until :meth:`flush` (every :data:`BATCH` puts, the end of
+    a compilation and :meth:`close`); :meth:`get` sees pending figures. The connection is made on
+    first use and may be used from the thread that builds (the dev server builds in a worker
+    thread); forked compile workers never touch it."""
 
     #: Figures this process read or wrote most recently (the dev server rebuilds a page with
     #: the same figures again and again): key -> figure, oldest first.
     recent: dict[str, CompiledFigure] = {}
     RECENT = 256
+    #: puts written in one transaction
+    BATCH = 512
 
     def __init__(self, root: Path):
-        self.root = root / "figures"
+        self.file = root / "figures.sqlite"
+        self._db: sqlite3.Connection | None = None
+        self._pending: dict[str, bytes] = {}
+        self._lock = threading.Lock()
 
-    def path(self, key: str) -> Path:
-        return self.root / key[:2] / f"{key}.json"
+    def _connect(self) -> sqlite3.Connection:
+        if self._db is None:
+            self.file.parent.mkdir(parents=True, exist_ok=True)
+            for attempt in (0, 1):
+                db = sqlite3.connect(self.file, timeout=10, check_same_thread=False)
+                try:
+                    db.execute("CREATE TABLE IF NOT EXISTS figures (key TEXT PRIMARY KEY, data BLOB NOT NULL)")
+                    break
+                except sqlite3.DatabaseError:
+                    db.close()
+                    if attempt:
+                        raise
+                    self.file.unlink(missing_ok=True)   # not a database (damaged): start afresh
+            self._db = db
+        return self._db
 
     def get(self, key: str) -> CompiledFigure | None:
         figure = self.recent.get(key)
         if figure is not None:
             return figure
+        data = self._pending.get(key)
+        if data is None:
+            with self._lock:
+                try:
+                    row = self._connect().execute("SELECT data FROM figures WHERE key = ?", (key,)).fetchone()
+                except (sqlite3.Error, OSError):
+                    return None
+            if row is None:
+                return None
+            data = row[0]
         try:
-            figure = CompiledFigure.from_dict(json.loads(self.path(key).read_bytes()))
-        except (OSError, ValueError, TypeError):
+            figure = CompiledFigure.from_dict(json.loads(data))
+        except (ValueError, TypeError, KeyError):
             return None
         self._remember(figure)
         return figure
@@ -246,14 +285,29 @@ class _FigureCache:
 
     def put(self, figure: CompiledFigure) -> None:
         self._remember(figure)
-        path = self.path(figure.key)
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".tmp{os.getpid()}")
-            tmp.write_bytes(_json_bytes(figure.to_dict()))
-            os.replace(tmp, path)
-        except OSError:
-            pass  # a cache that cannot be written only costs time
+        self._pending[figure.key] = _json_bytes(figure.to_dict())
+        if len(self._pending) >= self.BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the pending figures in one transaction."""
+        if not self._pending:
+            return
+        rows, self._pending = list(self._pending.items()), {}
+        with self._lock:
+            try:
+                with self._connect() as db:
+                    db.executemany("INSERT OR REPLACE INTO figures (key, data) VALUES (?, ?)", rows)
+            except (sqlite3.Error, OSError):
+                pass
+
+    def close(self) -> None:
+        """Flush, and close the connection (a later use opens it again)."""
+        self.flush()
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
 
 
 def _progress(iterable, total: int, desc: str, enabled: bool):
@@ -386,6 +440,7 @@ class _Build:
                 self.page_workers.close()
             if self.compilation is not None:  # an aborted build: its compile workers stop
                 self.compilation.close()
+            self.cache.close()
             if self.frozen:
                 gc.unfreeze()
             if self.staging is not None and not self.result.written:
@@ -1537,6 +1592,7 @@ class _Compilation:
         for key, job in _progress(todo, len(todo), "compile", self.show and len(todo) > 50):
             figure = self.done[key] = compile_figure(*job)
             self.cache.put(figure)
+        self.cache.flush()
         return {key: self.done[key] for key in self.jobs}
 
     def close(self) -> None:

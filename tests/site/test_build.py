@@ -167,6 +167,41 @@ def test_incremental_no_change_and_one_page_change(make_site):
     assert tree_bytes(site) == tree_bytes(cold_root / "site")
 
 
+def test_figure_cache_serves_a_cold_rebuild_and_survives_damage(make_site):
+    """Compiled figures live in one SQLite file (.posecode-cache/figures.sqlite): with the output
+    and manifests gone, a rebuild compiles nothing and writes the same site. A damaged cache file
+    costs only time: the build compiles again, succeeds, and leaves a working cache behind."""
+    import shutil
+    import sqlite3
+
+    from posecode_ssg.site.build import _FigureCache
+
+    _FigureCache.recent.clear()   # this process's memory of recent figures (earlier tests built these)
+    result, config = make_site(LIBRARY)
+    first = tree_bytes(config.output_dir)
+    db = config.cache_dir / "figures.sqlite"
+    with sqlite3.connect(db) as con:
+        assert con.execute("SELECT count(*) FROM figures").fetchone()[0] == result.compiled > 0
+
+    def forget_output():
+        shutil.rmtree(config.output_dir)
+        for manifest in config.cache_dir.glob("manifest-*.json"):
+            manifest.unlink()
+
+    forget_output()
+    _FigureCache.recent.clear()   # this process's memory of recent figures: read them from disk
+    again = build_site(config, progress=False)
+    assert again.written and again.compiled == 0 and tree_bytes(config.output_dir) == first
+    forget_output()
+    _FigureCache.recent.clear()
+    db.write_bytes(b"not a database" * 100)
+    damaged = build_site(config, progress=False)
+    assert damaged.written and not damaged.errors and damaged.compiled == result.compiled
+    assert tree_bytes(config.output_dir) == first
+    with sqlite3.connect(db) as con:
+        assert con.execute("SELECT count(*) FROM figures").fetchone()[0] == result.compiled
+
+
 def test_warnings_replayed_and_strict(make_site):
     files = {"a.md": "---\ntitle: A\ncolour: red\n---\n\n# A\n"}
     result, config = make_site(files)
