@@ -61,6 +61,7 @@ HEAD_R = 0.078
 
 #: (bone, weight) in canonical order: finger joints count a tenth in the view choice
 _BONE_WEIGHTS = tuple((b, 0.1 if b.split("_")[0] in DIGITS else 1.0) for b in BONES)
+_WEIGHTS = dict(_BONE_WEIGHTS)
 
 #: the landmarks a figure is drawn with (:func:`_figure_prims`): the facing frames hold these only
 _DRAWN_MARKS = tuple(f"{m}_{s}" for s in SIDES for m in ("middle_tip", "heel", "toe"))
@@ -112,30 +113,29 @@ def _frames(program):
     return out
 
 
-def _facing_frames(program) -> list[dict[str, np.ndarray]]:
-    """:func:`_body_frame` of every frame of :func:`_frames` with its own turn and travel removed
-    (the figure facing the camera), made once per program: the view choice, the pick of the
-    poster's pose and the drawing all read them."""
-    return _facing(program)[1]
-
-
-def _facing_floats(program) -> list[dict[str, list[float]]]:
-    """:func:`_facing_frames` as Python float triples (the same values): the view choice and the
-    pick of the poster's pose read single coordinates, which cost more from arrays."""
-    return _facing(program)[2]
-
-
-def _facing(program) -> tuple:
+def _facing(program) -> list[dict[str, tuple | list]]:
+    """The frames of :func:`_frames` with their own turn and travel removed (the figure facing the
+    camera) as joint and drawn-landmark positions (m), Python float triples: made once per
+    program, then read by the view choice, the pick of the poster's pose and the drawing (single
+    coordinates cost more from arrays)."""
     cached = getattr(program, "_poster_frames", None)
-    if cached is None or cached[0] is not solve_keyframes(program):
-        frames, floats = [], []
-        for _l, w, turn, travel in _frames(program):
-            names, M = _body_points(w, turn, travel, _DRAWN_MARKS)
-            frames.append(dict(zip(names, M)))
-            floats.append(dict(zip(names, M.tolist())))
-        cached = (solve_keyframes(program), frames, floats)
-        program._poster_frames = cached
-    return cached
+    solution = solve_keyframes(program)
+    if cached is None or cached[0] is not solution:
+        cached = program._poster_frames = (solution, [_facing_points(w, turn, travel)
+                                                      for _l, w, turn, travel in _frames(program)])
+    return cached[1]
+
+
+def _facing_points(world: World, turn: float, travel) -> dict[str, tuple | list]:
+    """:func:`_body_frame` of one solved frame, joints and :data:`_DRAWN_MARKS` only, as float
+    triples. A frame without turn and travel (most of them) is the world's own floats: removing
+    nothing (a zero translation, the rotation by 0°) leaves every coordinate as it is, up to the
+    sign of a zero, which no drawing or measure here sees."""
+    if turn == 0 and travel[0] == 0 and travel[1] == 0 and world.fk_data is not None:
+        pos = world.fk_data[1]
+        return {**{b: pos[b] for b in world.pos}, **{n: landmark_xyz(world, n) for n in _DRAWN_MARKS}}
+    names, M = _body_points(world, turn, travel, _DRAWN_MARKS)
+    return dict(zip(names, M.tolist()))
 
 
 def choose_view(program) -> str:
@@ -154,7 +154,7 @@ def choose_view(program) -> str:
     if any(mesh.get("role") == "post" and abs(mesh["center"][2]) < 0.15
            for prop in program.props for mesh in PROP_GEOMETRY.get(prop, {}).get("meshes", [])):
         return "front"
-    frames = _facing_floats(program)
+    frames = _facing(program)
     base = frames[0]  # the start frame has no turn and no travel
     front = side = 0.0
     for pts in frames[1:]:
@@ -172,7 +172,7 @@ def choose_view(program) -> str:
     frontal = sagittal = 0.0
     for kf in program.keyframes:
         for b in BONES:
-            weight = 0.1 if b.split("_")[0] in DIGITS else 1.0
+            weight = _WEIGHTS[b]
             e, e0 = kf.semantic[b], program.base_semantic[b]
             sagittal += weight * abs(e[0] - e0[0])
             frontal += weight * abs(e[2] - e0[2])
@@ -185,33 +185,50 @@ def working_limbs(program) -> set[str]:
     authored angles away from the start pose over the keyframes; groups scoring ≥ 50 % of the top score and ≥ 15° are
     working."""
     scores = {}
-    base = {}
+    base = program.base_semantic
     for g, bones in _LIMBS.items():
         best = 0.0
         for kf in program.keyframes:
             tot = 0.0
             for b in bones:
-                if b not in base:
-                    base[b] = euler_to_quat(program.base_semantic[b])
-                # authored (semantic) angles: the hinge's hip counter-rotation is not leg work
-                d = abs(float(euler_to_quat(kf.semantic[b]).dot(base[b])))
-                weight = 0.1 if b.split("_")[0] in DIGITS else 1.0   # a curled finger is not a limb
-                tot += weight * math.degrees(2 * math.acos(min(1.0, d)))
+                # authored (semantic) angles: the hinge's hip counter-rotation is not leg work;
+                # a curled finger is not a limb (a tenth)
+                tot += _WEIGHTS[b] * _rotation_deg(kf.semantic[b], base[b])
             best = max(best, tot)
         scores[g] = best
     top = max(scores.values()) if scores else 0.0
     return {g for g, s in scores.items() if s >= 15.0 and s >= 0.5 * top}
 
 
+def _rotation_deg(euler, euler0) -> float:
+    """Angle (degrees, 0..180) of the rotation from one Euler triple of a bone to another
+    (intrinsic XYZ, degrees), from their quaternions' dot product. Remembered by value: most bones
+    of a keyframe keep the start pose's angles, the same pairs in every document on that start
+    pose (a zero's sign, the only difference equal floats can have, does not change the angle)."""
+    key = (*euler, *euler0)
+    deg = _ROTATION_DEG.get(key)
+    if deg is None:
+        if len(_ROTATION_DEG) >= 4096:
+            _ROTATION_DEG.clear()
+        d = abs(float(euler_to_quat(euler).dot(euler_to_quat(euler0))))
+        deg = _ROTATION_DEG[key] = math.degrees(2 * math.acos(min(1.0, d)))
+    return deg
+
+
+_ROTATION_DEG: dict[tuple, float] = {}
+
+
 def _primary_index(program) -> int:
-    """Index (0 = start) of the frame farthest from the start pose: the poster's pose."""
-    frames = _facing_frames(program)
+    """Index (0 = start) of the frame farthest from the start pose: the poster's pose (the start
+    pose itself scores 0)."""
+    frames = _facing(program)
     base = np.array([frames[0][b] for b in BONES])
-    best, best_i = -1.0, 0
-    for i, pts in enumerate(frames):
-        # |p − p0| per bone: the dot product numpy.linalg.norm takes (the same bits), one
-        # subtraction for the whole frame
-        score = sum(math.sqrt(d.dot(d)) for d in np.array([pts[b] for b in BONES]) - base)
+    best, best_i = 0.0, 0
+    for i, pts in enumerate(frames[1:], 1):
+        # |p − p0| per bone from the dot product numpy.linalg.norm takes: a stacked matmul of
+        # 1 × 3 by 3 × 1 calls the same BLAS dot per bone (the same bits), in one call
+        d = np.array([pts[b] for b in BONES]) - base
+        score = sum(map(math.sqrt, np.matmul(d[:, None, :], d[:, :, None]).ravel().tolist()))
         if score > best + 1e-9:
             best, best_i = score, i
     return best_i
@@ -381,7 +398,7 @@ def _frame_prims(program, index: int, view: str, flip: bool, working: set[str], 
     faces right / the viewer) unless ``keep_turn`` (the phase strip shows the choreography)."""
     label, w, turn, travel = _frames(program)[index]
     yaw = 0.0 if keep_turn else turn
-    pts = _facing_frames(program)[index] if yaw == turn else _body_frame(w, yaw, travel)
+    pts = _facing(program)[index] if yaw == turn else _body_frame(w, yaw, travel)
     rot_head = rot_y(-yaw) @ w.rot["head"]
     return _figure_prims(pts, view, flip, working, rot_head)
 
