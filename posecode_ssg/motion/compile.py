@@ -242,6 +242,33 @@ def _quats(euler: Euler, prev: dict[str, np.ndarray] | None, prev_euler: Euler |
     return out
 
 
+def _start_pose(start: str, overrides) -> tuple[Euler, Euler, dict[str, np.ndarray]]:
+    """The composed start pose: (authored angles, hinge-coupled angles, quaternions with w ≥ 0)
+    of the built-in start pose ``start`` with the ``pose start`` ``overrides`` laid over it.
+    Without overrides (most documents) it is the same for every program on that start pose: made
+    once, each program gets its own dicts of the shared triples and quaternions (read-only)."""
+    if overrides:
+        return _compose_start_pose(start, overrides)
+    hit = _START_POSES.get(start)
+    if hit is None:
+        hit = _START_POSES[start] = _compose_start_pose(start, ())
+        for q in hit[2].values():
+            q.flags.writeable = False
+    return dict(hit[0]), dict(hit[1]), dict(hit[2])
+
+
+_START_POSES: dict[str, tuple[Euler, Euler, dict[str, np.ndarray]]] = {}
+
+
+def _compose_start_pose(start: str, overrides) -> tuple[Euler, Euler, dict[str, np.ndarray]]:
+    rest: Euler = {b: (0.0, 0.0, 0.0) for b in BONES}
+    for b, e in START_POSES_TABLE[start].joints.items():
+        rest[b] = tuple(float(c) for c in e)
+    base_sem, _ = _overlay(rest, overrides)
+    base_eul = couple_hinge(base_sem)
+    return base_sem, base_eul, _quats(base_eul, None)
+
+
 def _angle_deg(a: np.ndarray, b: np.ndarray) -> float:
     d = abs(float(np.dot(a, b)))
     return math.degrees(2 * math.acos(min(1.0, d)))
@@ -264,12 +291,7 @@ def compile_ir(ir: IR, *, avatar: str | None = None) -> MotionProgram:
     if start not in START_POSES_TABLE:
         raise ValueError(f"unknown start pose {start!r}")
 
-    rest: Euler = {b: (0.0, 0.0, 0.0) for b in BONES}
-    for b, e in START_POSES_TABLE[start].joints.items():
-        rest[b] = tuple(float(c) for c in e)
-    base_sem, _ = _overlay(rest, ir.start_pose_overrides or [])
-    base_eul = couple_hinge(base_sem)
-    base_q = _quats(base_eul, None)
+    base_sem, base_eul, base_q = _start_pose(start, ir.start_pose_overrides)
 
     keyframes: list[Keyframe] = []
     sem, prev_q, prev_eul = base_sem, base_q, base_eul

@@ -306,8 +306,9 @@ def _figure_prims(pts: dict, view: str, flip: bool, working: set[str], rot_head:
     # nose tick toward the face (head local +Z); none when the face looks at the viewer
     face = rot_head @ np.array([0.0, 0.0, 1.0])
     f2 = np.array(_project(face, view, flip))
-    if np.linalg.norm(f2) > 0.35:
-        f2 = f2 / np.linalg.norm(f2)
+    length = np.linalg.norm(f2)
+    if length > 0.35:
+        f2 = f2 / length
         a = (c2[0] + f2[0] * HEAD_R * 0.8, c2[1] + f2[1] * HEAD_R * 0.8)
         b = (c2[0] + f2[0] * (HEAD_R + 0.045), c2[1] + f2[1] * (HEAD_R + 0.045))
         prims.append(_Prim("line", [a, b], 0.028, head_cls, part="nose"))
@@ -365,8 +366,13 @@ _STYLE = (
 
 
 def _f(v: float) -> str:
+    """``v`` metres as SVG units with one decimal; a whole number without its ``.0``, zero
+    without a sign."""
     s = f"{v * SCALE:.1f}"
-    return "0" if s in ("-0.0", "0.0") else (s[:-2] if s.endswith(".0") else s)
+    if s[-1] != "0":    # one decimal always: a last 0 is a ".0"
+        return s
+    s = s[:-2]
+    return "0" if s == "-0" else s
 
 
 def _svg_prims(prims: list[_Prim], dx: float = 0.0, dy: float = 0.0) -> list[str]:
@@ -378,7 +384,7 @@ def _svg_prims(prims: list[_Prim], dx: float = 0.0, dy: float = 0.0) -> list[str
             cls += f'" data-part="{p.part}'
         if p.kind == "line":
             out.append(f'<polyline class="{cls}" stroke-width="{_f(p.width)}" points="'
-                       + " ".join(f"{_f(x)},{_f(y)}" for x, y in pts) + '"/>')
+                       + " ".join([f"{_f(x)},{_f(y)}" for x, y in pts]) + '"/>')
         elif p.kind == "quad":
             (x0, y0), (x1, y1), (x2, y2) = pts
             out.append(f'<path class="{cls}" stroke-width="{_f(p.width)}" '

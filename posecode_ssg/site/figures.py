@@ -88,9 +88,14 @@ def compiler_fingerprint() -> str:
 
 def figure_key(source: str, options: dict) -> str:
     """Content hash of a block: source text + figure options + compiler fingerprint (hex sha256)."""
-    payload = json.dumps([source, sorted((k, v) for k, v in options.items() if v is not None),
-                          compiler_fingerprint()], ensure_ascii=False)
+    payload = _KEY_JSON([source, sorted((k, v) for k, v in options.items() if v is not None),
+                         compiler_fingerprint()])
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+#: ``json.dumps(..., ensure_ascii=False)`` with its encoder made once (dumps makes a new encoder
+#: for every call with options)
+_KEY_JSON = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def _diag_dict(d: Any) -> dict:
