@@ -576,17 +576,24 @@ def _swivel(pose: _Pose, side: str, heading: np.ndarray, k: float) -> None:
     held), the hip clamped into its box widened to the incoming angles. Same steps in
     runtime/solvers/limb.js ``swivel``."""
     w = pose.world()
-    hip = f"hip_{side}"
-    a = vsub(joint_xyz(w, f"ankle_{side}"), joint_xyz(w, hip))
+    turn = _swivel_turn(w, side, heading, k)
+    if turn is not None:
+        hip = f"hip_{side}"
+        pose.set_euler(hip, _clamp_box(hip, turned_euler(pose.local[hip], w.rot[hip], *turn), pose.euler[hip]))
+
+
+def _swivel_turn(w: World, side: str, heading: np.ndarray, k: float) -> tuple[tuple[float, float, float], float] | None:
+    """:func:`_swivel`'s turn of the hip: (the unit hip → ankle axis, the angle in radians), or
+    None when the leg does not hang down (no swivel)."""
+    a = vsub(joint_xyz(w, f"ankle_{side}"), joint_xyz(w, f"hip_{side}"))
     n = vnorm(a)
     if not a[1] < -0.3 * n:
-        return
+        return None
     (tx, _ty, tz), (hx, _hy, hz) = landmark_xyz(w, f"toe_{side}"), landmark_xyz(w, f"heel_{side}")
     u0, u2 = tx - hx, tz - hz
     h0, h2 = float(heading[0]), float(heading[2])
     psi = math.atan2(u2 * h0 - u0 * h2, u0 * h0 + u2 * h2)
-    turned = turned_euler(pose.local[hip], w.rot[hip], (a[0] / n, a[1] / n, a[2] / n), k * psi * n / a[1])
-    pose.set_euler(hip, _clamp_box(hip, turned, pose.euler[hip]))
+    return (a[0] / n, a[1] / n, a[2] / n), k * psi * n / a[1]
 
 
 def _hold_weight(low: float, lo: float = 0.2, hi: float = 0.4) -> float:
@@ -849,22 +856,37 @@ def _level_foot(pose: _Pose, side: str, authored_x: float) -> tuple[float, float
     the levelled and the authored angle cross-fade (smoothstep), above that the authored pitch is
     kept; so a heel raise leaves the floor continuously instead of jumping at 15°. Returns
     (needed, used) when the box stopped a fully levelled foot, else None. Same rule in runtime/solvers/root.js ``levelFoot``."""
+    lv = _level_angles(pose.world(), side, authored_x)
+    if lv is None:
+        return None
+    ankle = f"ankle_{side}"
+    e = pose.euler[ankle]
+    pose.set_euler(ankle, (lv[0], e[1], e[2]))
+    return _level_report(lv)
+
+
+def _level_report(lv: tuple[float, float, float, float] | None) -> tuple[float, float] | None:
+    """:func:`_level_foot`'s report from :func:`_level_angles`: (needed, used) degrees when the
+    ankle box stopped a fully levelled foot by more than 0.25°, else None."""
+    if lv is None:
+        return None
+    _x, needed, used, keep = lv
+    return (needed, used) if keep == 0.0 and abs(used - needed) > 0.25 else None
+
+
+def _level_angles(w: World, side: str, authored_x: float) -> tuple[float, float, float, float] | None:
+    """:func:`_level_foot`'s ankle x (degrees) with the angle that levels the sole, the box-clamped
+    one and the authored pitch's share (0–1), or None when the authored pitch is kept."""
     m, band = float(SOLVER["plantigradeMaxAnkle"]), float(SOLVER["plantigradeBlend"])
     keep = min(1.0, max(0.0, (authored_x - m) / (2.0 * band)))
     keep = keep * keep * (3.0 - 2.0 * keep)
     if keep >= 1.0:
         return None
-    ankle = f"ankle_{side}"
-    w = pose.world()
     Rk = w.rot[f"knee_{side}"]
     needed = math.degrees(math.atan2(Rk[1, 2], Rk[1, 1]))
-    lo, hi = rom_box(ankle)["x"]
+    lo, hi = rom_box(f"ankle_{side}")["x"]
     used = min(max(needed, lo), hi)
-    e = pose.euler[ankle]
-    pose.set_euler(ankle, ((1.0 - keep) * used + keep * authored_x, e[1], e[2]))
-    if keep == 0.0 and abs(used - needed) > 0.25:
-        return needed, used
-    return None
+    return (1.0 - keep) * used + keep * authored_x, needed, used, keep
 
 
 def _face_push(pose: _Pose, props: list[str], apply: bool = True) -> np.ndarray:
@@ -1063,6 +1085,53 @@ def _hold_error_xyz(w: World, side: str, anchor: tuple[np.ndarray, np.ndarray]) 
     return (cx + m * dx - px, 0.0, cz + m * dz - pz)
 
 
+#: how far (m) the feet may be from what a ground-lock round asks of them, and how far (degrees) a
+#: foot from level, for the second round to be skipped as a no-op (:func:`_round_settled`)
+ROUND_SETTLED_M = 1e-7
+ROUND_SETTLED_DEG = 1e-5
+
+
+def _round_settled(pose: _Pose, feet: list[str], carry: list[str], planted: list[str],
+                   held: list[tuple[str, float, float]], anchors: dict, semantic_ankle: dict[str, float],
+                   level: bool) -> list[tuple[str, float, float]] | None:
+    """Whether :func:`_ground_lock`'s second round would leave the pose as it is: the feet need no
+    drop (within :data:`ROUND_SETTLED_M`), the same feet are planted and held, each planted foot is
+    level within :data:`ROUND_SETTLED_DEG`, each held foot is on its anchor and on the floor
+    within ROUND_SETTLED_M and needs no swivel (within ROUND_SETTLED_M radians). Every step of the
+    round then moves the pose by about as much, so it is skipped (numpy-only: the runtime solves
+    frames, not rounds). The final levelling and re-hold correct the same residuals, so they are
+    skipped with it. Returns the held feet with their weights as the round would have them,
+    or None when the round must run."""
+    w = pose.world()
+    tol, tol_deg = ROUND_SETTLED_M, ROUND_SETTLED_DEG
+    low = w.lowest_by_bone(_ANKLES)
+    if abs(min(low[f"ankle_{s}"] for s in carry)) > tol:
+        return None
+    planted_h = float(SOLVER["plantedHeight"])
+    if [s for s in feet if low[f"ankle_{s}"] <= planted_h] != planted:
+        return None
+    for s in (planted if level else ()):
+        lv = _level_angles(w, s, semantic_ankle[s])
+        if lv is not None and abs(lv[0] - pose.euler[f"ankle_{s}"][0]) > tol_deg:
+            return None
+    again = [(s, _hold_weight(low[f"ankle_{s}"], 0.4, 0.6), _hold_weight(low[f"ankle_{s}"]))
+             for s in planted if f"foot_{s}" in anchors]
+    again = [(s, kh, kv) for s, kh, kv in again if kh > 0.0]
+    if [s for s, _kh, _kv in again] != [s for s, _kh, _kv in held]:
+        return None
+    for s, kh, kv in again:
+        ex, _ey, ez = _hold_error_xyz(w, s, anchors[f"foot_{s}"])
+        if abs(ex) > tol or abs(ez) > tol:
+            return None
+        if level:
+            if abs(kv * w.lowest(subtree(f"ankle_{s}"))) > tol:
+                return None
+            turn = _swivel_turn(w, s, anchors[f"foot_{s}"][1], kh)
+            if turn is not None and abs(turn[1]) > tol:
+                return None
+    return again
+
+
 def _ground_lock(pose: _Pose, locks: tuple[str, ...], anchors: dict[str, np.ndarray],
                  semantic_ankle: dict[str, float], result: PhaseSolution) -> None:
     planted_h = float(SOLVER["plantedHeight"])
@@ -1087,7 +1156,16 @@ def _ground_lock(pose: _Pose, locks: tuple[str, ...], anchors: dict[str, np.ndar
     # each held foot: the root moves by the shared part of the feet's (anchor − sole centre)
     # errors (_stance_shift), then a two-bone leg IK puts that foot's sole exactly on its anchor and on the floor (the per-foot
     # lock KR §6.3 marks as missing); levelled before and after, in two rounds
+    # The second round, and the final levelling and re-hold, are skipped when the first round left
+    # nothing for them to do (_round_settled: every residual they would correct within 1e-7 m /
+    # 1e-5°; numpy-only, see docs/runtime.md "Speed of the numpy solve")
+    settled = False
     for _round in range(2):
+        if _round:
+            again = _round_settled(pose, feet, carry, planted, held, anchors, semantic_ankle, level)
+            if again is not None:
+                held, settled = again, True
+                break
         drop_feet()
         low = pose.world().lowest_by_bone(_ANKLES)
         planted = [s for s in feet if low[f"ankle_{s}"] <= planted_h]
@@ -1115,6 +1193,11 @@ def _ground_lock(pose: _Pose, locks: tuple[str, ...], anchors: dict[str, np.ndar
                 _swivel(pose, s, anchors[f"foot_{s}"][1], kh)
     firm = {s for s, _kh, kv in held if kv >= 0.999} if feet else set()
     for s in (planted if level else ()):
+        if settled:   # level, on its anchor and heading within the tolerance: the report only
+            rep = _level_report(_level_angles(pose.world(), s, semantic_ankle[s]))
+            if rep is not None and s in firm:
+                result.feet.append(FootReport(s, rep[0], rep[1], 0.0, 0.0))
+            continue
         rep = _level_foot(pose, s, semantic_ankle[s])
         if rep is not None and s in firm:   # a foot being let go is not a planted foot
             result.feet.append(FootReport(s, rep[0], rep[1], 0.0, 0.0))
