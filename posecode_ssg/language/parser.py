@@ -55,13 +55,14 @@ def _build_parser() -> Lark:
 
 _LARK = _build_parser()
 
-#: Statement lines parsed so far: raw line (indentation included) -> (rule, tokens, opens a
-#: block). A line's parse depends on its text alone (token columns are within the line; the
-#: line number is the caller's), and a library repeats its lines (``rig humanoid``,
-#: ``ground-lock: feet``, ``knees: flex 0``, ``repeat 8``), so each distinct line goes through
-#: lark once per process (~25 µs a line). Lines that fail to parse are not kept (their
-#: diagnostics are made each time). Tokens are shared between documents: read, never mutated.
-_LINES: dict[str, tuple[str, tuple, bool]] = {}
+#: Statement lines parsed so far: raw line (indentation included) -> (indentation, head word,
+#: rule, tokens, opens a block). A line's parse depends on its text alone (token columns are
+#: within the line; the line number is the caller's), and a library repeats its lines (``rig
+#: humanoid``, ``ground-lock: feet``, ``knees: flex 0``, ``repeat 8``), so each distinct line goes
+#: through lark once per process (~25 µs a line) and is measured once. Blank and comment lines,
+#: keywords in the wrong case and lines that fail to parse are not kept (their diagnostics are
+#: made each time). Tokens are shared between documents: read, never mutated.
+_LINES: dict[str, tuple[int, str, str, tuple, bool]] = {}
 _LINES_MAX = 8192
 
 _TOP_LEVEL = ("rig", "avatar", "prop", "pose", "clip", "repeat", "step")
@@ -247,6 +248,11 @@ class _Parser:
     def statements(self) -> list[_Stmt]:
         out: list[_Stmt] = []
         for idx, raw in enumerate(self.lines):
+            hit = _LINES.get(raw)
+            if hit is not None:   # the same statement line read before: its placing, rule and tokens
+                indent, head, rule, toks, opens = hit
+                out.append(_Stmt(idx + 1, indent, indent + 1, head, rule, list(toks), opens))
+                continue
             stripped = raw.strip(SPACE)
             if not stripped or stripped[0] == "#" or stripped.startswith("//"):
                 continue
@@ -265,11 +271,6 @@ class _Parser:
                          f"keywords are lower-case: write `{head}`, not `{word}`")
                 out.append(_Stmt(lineno, indent, indent + 1, head, None, [],
                                  head == "step" or stripped.rstrip().endswith(":")))
-                continue
-            hit = _LINES.get(raw)
-            if hit is not None:   # the same line read before: its rule and tokens again
-                rule, toks, opens = hit
-                out.append(_Stmt(lineno, indent, indent + 1, head, rule, list(toks), opens))
                 continue
             try:
                 tree = _LARK.parse(raw)
@@ -303,7 +304,7 @@ class _Parser:
             opens = rule == "step" or (rule == "pose" and toks[-1].type == "COLON")
             if len(_LINES) >= _LINES_MAX:
                 _LINES.clear()
-            _LINES[raw] = (rule, tuple(toks), opens)
+            _LINES[raw] = (indent, head, rule, tuple(toks), opens)
             out.append(_Stmt(lineno, indent, indent + 1, head, rule, toks, opens))
         return out
 
