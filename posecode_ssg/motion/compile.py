@@ -142,7 +142,7 @@ class MotionProgram:
         root = self.base_root()
         from .solve import grounded_start_root
         builtin = grounded_start_root(self.start_pose, self.avatar)
-        if float(np.max(np.abs(root - builtin))) > 5e-4:
+        if max(abs(a - b) for a, b in zip(root.tolist(), builtin.tolist())) > 5e-4:
             out["root"] = [_num(c) for c in root]
         phases = []
         before = self.base_quat
