@@ -105,12 +105,21 @@ def deepest(w: World, limb: str) -> tuple[float, np.ndarray | None, np.ndarray |
     A sample that has clearly crossed the obstacle's axis (its direction from the axis more than
     120° from the limb's own side, the side of its proximal joint) is pushed back towards that
     side, its depth counted through the axis, so a push never drives a limb through the body. Samples and obstacles are visited in a fixed order; the first
-    maximum wins. Remembered per world (``World.memo``)."""
+    maximum wins. Remembered per world (``World.memo``); a limb certainly clear (:func:`_far`,
+    by 1 µm) stays clear when the root moves, so that answer is kept for the worlds that differ
+    from this one by a root translation only (``World.rigid_memo``; the same answer: the 1 µm
+    margin is far above the ~1e-16 m rounding a translation brings)."""
     key = ("deepest", limb)
-    hit = w.memo.get(key)
+    hit = w.memo.get(key) or w.rigid_memo.get(key)
     if hit is None:
-        hit = w.memo[key] = _deepest(w, limb)
+        if _far(*_float_geometry(w, limb)):
+            hit = w.rigid_memo[key] = _CLEAR
+        else:
+            hit = w.memo[key] = _deepest(w, limb, prefilter=False)
     return hit
+
+
+_CLEAR = (0.0, None, None, "")   # deepest(): no overlap
 
 
 def _far(pts: list[tuple[float, float, float]], r: float,

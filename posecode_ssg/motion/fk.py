@@ -138,6 +138,10 @@ class World:
     low_cache: dict[str, float] = field(default_factory=dict, init=False, repr=False, compare=False)
     #: results of pure functions of this world (e.g. collide.obstacles), by key
     memo: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    #: results that a translation of the root leaves as they are (e.g. a limb certainly clear of
+    #: the body, collide.deepest), by key: shared by the worlds a :class:`PoseFK` makes while
+    #: only its root position changes
+    rigid_memo: dict = field(default_factory=dict, init=False, repr=False, compare=False)
     #: a world made by forward kinematics: (prepared avatar, bone -> joint position as a float
     #: triple, bone -> its :class:`_Shape`), for the float-only lowest-point measurement
     fk_data: tuple | None = field(default=None, init=False, repr=False, compare=False)
@@ -543,7 +547,7 @@ class PoseFK:
     (identity rest rotations, offsets in the parent frame)."""
 
     __slots__ = ("avatar", "local", "root_pos", "root_rot", "_prep", "_pos", "_rot", "_step",
-                 "_shapes", "_changed", "_root_rot_changed", "_root_pos_changed", "_world", "_key")
+                 "_shapes", "_changed", "_root_rot_changed", "_root_pos_changed", "_world", "_key", "_rigid")
 
     def __init__(self, avatar: Avatar, local: dict[str, np.ndarray], root_pos, root_rot,
                  key: bytes | None = None):
@@ -563,6 +567,7 @@ class PoseFK:
         self._changed: set[str] = set()
         self._root_rot_changed = self._root_pos_changed = True
         self._world: World | None = None
+        self._rigid: dict | None = None   # the last world's rigid_memo
 
     def set_local(self, bone: str, matrix: np.ndarray) -> None:
         """Set a bone's local rotation (3×3; not copied, must not be mutated afterwards)."""
@@ -636,5 +641,9 @@ class PoseFK:
         positions._t = pos
         w = World(self.avatar, positions, rot, _Landmarks(prep, pos, shapes), self.root_pos, self.root_rot)
         w.fk_data = (prep, pos, shapes)
+        if plan is None and self._rigid is not None:   # a root translation: the same shape
+            w.rigid_memo = self._rigid
+        else:
+            self._rigid = w.rigid_memo
         self._world = w
         return w

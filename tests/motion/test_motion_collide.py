@@ -162,3 +162,30 @@ def test_the_clearance_test_never_skips_an_overlap(monkeypatch):
                 assert np.array_equal(full[1], fast[1]) and np.array_equal(full[2], fast[2])
     assert 20 < hits < 550   # both outcomes are exercised
     assert sum(skipped) > 300
+
+
+def test_a_clear_limb_stays_clear_across_root_translations_only():
+    """deepest() keeps a certainly-clear answer for the worlds that differ by a root translation
+    (World.rigid_memo, shared while only the root moves) and for no other: over random poses,
+    translated worlds answer as a full computation on them does, and a turned joint starts a new
+    memo."""
+    from posecode_ssg.motion.collide import _deepest
+
+    rng = np.random.default_rng(5)
+    for _ in range(60):
+        euler = {b: tuple(rng.uniform(-1, 1, 3) * np.array([130.0, 60.0, 130.0]))
+                 for b in ("shoulder_left", "shoulder_right", "elbow_left", "hip_left", "knee_right", "spine")}
+        p = pose(euler)
+        w1 = p.world()
+        first = {limb: deepest(w1, limb) for limb in LIMBS}
+        p.move(tuple(rng.uniform(-2, 2, 3)))
+        w2 = p.world()
+        assert w2.rigid_memo is w1.rigid_memo
+        for limb in LIMBS:
+            full = _deepest(w2, limb, prefilter=False)
+            got = deepest(w2, limb)
+            assert got[0] == full[0] and got[3] == full[3], limb
+            if first[limb][1] is None:
+                assert got is first[limb]   # carried over, not measured again
+        p.set_euler("elbow_left", (float(rng.uniform(0, 140)), 0.0, 0.0))
+        assert p.world().rigid_memo is not w2.rigid_memo
