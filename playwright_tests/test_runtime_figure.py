@@ -394,6 +394,11 @@ def test_keyboard_operation(rt_page, runtime_site):
     # the reset button, the play button, the scrubber and the phase list are reachable and labelled
     rt_page.keyboard.press("Tab")
     assert rt_page.evaluate("document.activeElement.getAttribute('aria-label')") == "Reset view"
+    # Space and Enter on the reset button press the button only (they used to toggle play too:
+    # fresh-user trial)
+    for key in ("Space", "Enter"):
+        rt_page.keyboard.press(key)
+        assert rt_page.evaluate(f"{el}.playing") is False
     rt_page.keyboard.press("Tab")
     assert rt_page.evaluate("document.activeElement.getAttribute('aria-label')") == "Play"
     rt_page.keyboard.press("Enter")

@@ -402,6 +402,7 @@ export class PosecodeFigure extends HTMLElement {
   }
 
   _onKey(e) {
+    if (e.target !== this.view) return;   // a key on the reset button is the button's own (Space/Enter: reset, not play)
     const k = e.key, o = ORBIT_KEYS[k], s = 0.5 * this._halfV * this._zoom;
     if (o && e.shiftKey && !o[2]) this._orbit(0, 0, 1, Math.sign(o[0]) * s, Math.sign(o[1]) * s);
     else if (o) this._orbit(o[0] * DEG, o[1] * DEG, o[2]);
