@@ -1086,38 +1086,40 @@ def _hold_error_xyz(w: World, side: str, anchor: tuple[np.ndarray, np.ndarray]) 
 
 
 #: how far (m) the feet may be from what a ground-lock round asks of them, and how far (degrees) a
-#: foot from level, for the second round to be skipped as a no-op (:func:`_round_settled`)
+#: foot from level, for a round to be skipped as a no-op (:func:`_round_settled`)
 ROUND_SETTLED_M = 1e-7
 ROUND_SETTLED_DEG = 1e-5
 
 
-def _round_settled(pose: _Pose, feet: list[str], carry: list[str], planted: list[str],
-                   held: list[tuple[str, float, float]], anchors: dict, semantic_ankle: dict[str, float],
-                   level: bool) -> list[tuple[str, float, float]] | None:
-    """Whether :func:`_ground_lock`'s second round would leave the pose as it is: the feet need no
-    drop (within :data:`ROUND_SETTLED_M`), the same feet are planted and held, each planted foot is
-    level within :data:`ROUND_SETTLED_DEG`, each held foot is on its anchor and on the floor
-    within ROUND_SETTLED_M and needs no swivel (within ROUND_SETTLED_M radians). Every step of the
+def _round_settled(pose: _Pose, feet: list[str], carry: list[str], planted: list[str] | None,
+                   held: list[tuple[str, float, float]] | None, anchors: dict, semantic_ankle: dict[str, float],
+                   level: bool) -> tuple[list[str], list[tuple[str, float, float]]] | None:
+    """Whether a round of :func:`_ground_lock` would leave the pose as it is: the feet need no
+    drop (within :data:`ROUND_SETTLED_M`), the same feet are planted and held as in the previous
+    round (``planted``, ``held``; None before the first), each planted foot is level within
+    :data:`ROUND_SETTLED_DEG`, each held foot is on its anchor and on the floor within
+    ROUND_SETTLED_M and needs no swivel (within ROUND_SETTLED_M radians). Every step of the
     round then moves the pose by about as much, so it is skipped (numpy-only: the runtime solves
-    frames, not rounds). The final levelling and re-hold correct the same residuals, so they are
-    skipped with it. Returns the held feet with their weights as the round would have them,
-    or None when the round must run."""
+    frames, not rounds), and so are the rounds after it and the final levelling and re-hold,
+    which correct the same residuals. Returns the planted feet and the held feet with their
+    weights as the round would have them, or None when the round must run."""
     w = pose.world()
     tol, tol_deg = ROUND_SETTLED_M, ROUND_SETTLED_DEG
     low = w.lowest_by_bone(_ANKLES)
     if abs(min(low[f"ankle_{s}"] for s in carry)) > tol:
         return None
     planted_h = float(SOLVER["plantedHeight"])
-    if [s for s in feet if low[f"ankle_{s}"] <= planted_h] != planted:
+    now = [s for s in feet if low[f"ankle_{s}"] <= planted_h]
+    if planted is not None and now != planted:
         return None
-    for s in (planted if level else ()):
+    for s in (now if level else ()):
         lv = _level_angles(w, s, semantic_ankle[s])
         if lv is not None and abs(lv[0] - pose.euler[f"ankle_{s}"][0]) > tol_deg:
             return None
     again = [(s, _hold_weight(low[f"ankle_{s}"], 0.4, 0.6), _hold_weight(low[f"ankle_{s}"]))
-             for s in planted if f"foot_{s}" in anchors]
+             for s in now if f"foot_{s}" in anchors]
     again = [(s, kh, kv) for s, kh, kv in again if kh > 0.0]
-    if [s for s, _kh, _kv in again] != [s for s, _kh, _kv in held]:
+    if held is not None and [s for s, _kh, _kv in again] != [s for s, _kh, _kv in held]:
         return None
     for s, kh, kv in again:
         ex, _ey, ez = _hold_error_xyz(w, s, anchors[f"foot_{s}"])
@@ -1129,7 +1131,7 @@ def _round_settled(pose: _Pose, feet: list[str], carry: list[str], planted: list
             turn = _swivel_turn(w, s, anchors[f"foot_{s}"][1], kh)
             if turn is not None and abs(turn[1]) > tol:
                 return None
-    return again
+    return now, again
 
 
 def _ground_lock(pose: _Pose, locks: tuple[str, ...], anchors: dict[str, np.ndarray],
@@ -1156,16 +1158,17 @@ def _ground_lock(pose: _Pose, locks: tuple[str, ...], anchors: dict[str, np.ndar
     # each held foot: the root moves by the shared part of the feet's (anchor − sole centre)
     # errors (_stance_shift), then a two-bone leg IK puts that foot's sole exactly on its anchor and on the floor (the per-foot
     # lock KR §6.3 marks as missing); levelled before and after, in two rounds
-    # The second round, and the final levelling and re-hold, are skipped when the first round left
-    # nothing for them to do (_round_settled: every residual they would correct within 1e-7 m /
-    # 1e-5°; numpy-only, see docs/runtime.md "Speed of the numpy solve")
+    # A round, the rounds after it and the final levelling and re-hold are skipped when the pose
+    # (as it comes, or as the first round left it) has nothing for them to correct
+    # (_round_settled: every residual within 1e-7 m / 1e-5°; numpy-only, see docs/runtime.md
+    # "Speed of the numpy solve")
     settled = False
     for _round in range(2):
-        if _round:
-            again = _round_settled(pose, feet, carry, planted, held, anchors, semantic_ankle, level)
-            if again is not None:
-                held, settled = again, True
-                break
+        again = _round_settled(pose, feet, carry, planted if _round else None, held if _round else None,
+                               anchors, semantic_ankle, level)
+        if again is not None:
+            (planted, held), settled = again, True
+            break
         drop_feet()
         low = pose.world().lowest_by_bone(_ANKLES)
         planted = [s for s in feet if low[f"ankle_{s}"] <= planted_h]
