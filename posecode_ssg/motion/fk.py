@@ -75,8 +75,9 @@ class _Prepared:
 _PREPARED: dict[int, tuple[Avatar, _Prepared]] = {}
 #: (avatar id, key of the local rotations, root rotation bytes) -> the world rotations, parent-frame
 #: steps and bone shapes of a pose (PoseFK ``key``): a solve meets the same poses again (each
-#: phase pose in both passes, the start pose for grounding and as the base)
-_STATES: dict[tuple, tuple[dict, dict, dict, Avatar]] = {}
+#: phase pose in both passes, the start pose for grounding and as the base), with the
+#: ``World.rigid_memo`` its worlds share (the same rotations: the same shape)
+_STATES: dict[tuple, tuple[dict, dict, dict, Avatar, dict]] = {}
 _MATRICES: dict[bytes, np.ndarray] = {}
 _PACK = struct.Struct("<3d").pack
 _PACK_POSE = struct.Struct(f"<{3 * len(BONES)}d").pack
@@ -599,7 +600,7 @@ class PoseFK:
             if state is not None and state[3] is not self.avatar:   # an id reused after collection
                 state = None
             if state is not None:
-                self._rot, self._step, self._shapes = state[0], state[1], state[2]
+                self._rot, self._step, self._shapes, self._rigid = state[0], state[1], state[2], state[4]
                 self._root_rot_changed = False
         rot, step, shapes = self._rot, self._step, self._shapes
         if self._changed or self._root_rot_changed:
@@ -629,11 +630,14 @@ class PoseFK:
                 pos.pop(b, None)
         pos._root, pos._step = self.root_pos.tolist(), step
         self._pos = pos
+        stored = False
         if self._key is not None:
             if state is None:
+                stored = True
                 if len(_STATES) >= 256:
                     _STATES.pop(next(iter(_STATES)))
-                _STATES[self._key] = (rot, step, shapes, self.avatar)
+                self._rigid = {}
+                _STATES[self._key] = (rot, step, shapes, self.avatar, self._rigid)
             self._key = None
         self._changed.clear()
         self._root_rot_changed = self._root_pos_changed = False
@@ -641,7 +645,8 @@ class PoseFK:
         positions._t = pos
         w = World(self.avatar, positions, rot, _Landmarks(prep, pos, shapes), self.root_pos, self.root_rot)
         w.fk_data = (prep, pos, shapes)
-        if plan is None and self._rigid is not None:   # a root translation: the same shape
+        if self._rigid is not None and (plan is None or stored):
+            # a root translation, or a pose met before (or kept for later): the same shape
             w.rigid_memo = self._rigid
         else:
             self._rigid = w.rigid_memo

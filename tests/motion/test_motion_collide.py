@@ -166,9 +166,9 @@ def test_the_clearance_test_never_skips_an_overlap(monkeypatch):
 
 def test_a_clear_limb_stays_clear_across_root_translations_only():
     """deepest() keeps a certainly-clear answer for the worlds that differ by a root translation
-    (World.rigid_memo, shared while only the root moves) and for no other: over random poses,
-    translated worlds answer as a full computation on them does, and a turned joint starts a new
-    memo."""
+    (World.rigid_memo, shared while only the root moves, and by the worlds of the same pose met
+    again) and for no other: over random poses, translated worlds answer as a full computation on
+    them does, and a turned joint starts a new memo."""
     from posecode_ssg.motion.collide import _deepest
 
     rng = np.random.default_rng(5)
@@ -187,5 +187,7 @@ def test_a_clear_limb_stays_clear_across_root_translations_only():
             assert got[0] == full[0] and got[3] == full[3], limb
             if first[limb][1] is None:
                 assert got is first[limb]   # carried over, not measured again
+        again = pose(euler)   # the same pose met again (PoseFK key): its rotations, its memo
+        assert again.world().rigid_memo is w1.rigid_memo
         p.set_euler("elbow_left", (float(rng.uniform(0, 140)), 0.0, 0.0))
         assert p.world().rigid_memo is not w2.rigid_memo
