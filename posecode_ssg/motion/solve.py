@@ -176,7 +176,13 @@ class _Pose:
         return self._fk.world()
 
     def move(self, delta) -> None:
-        self._fk.set_root(root_pos=self._fk.root_pos + np.asarray(delta, float))
+        """Move the root by ``delta`` (m, (3,)); a move under :data:`MOVE_SKIP` on every axis (a
+        drop or clamp onto a floor the figure is already on) is skipped: the world and what was
+        measured of it stand (numpy-only; the result moves by at most as much)."""
+        dx, dy, dz = (float(v) for v in delta)
+        if abs(dx) < MOVE_SKIP and abs(dy) < MOVE_SKIP and abs(dz) < MOVE_SKIP:
+            return
+        self._fk.set_root(root_pos=self._fk.root_pos + np.array((dx, dy, dz)))
 
     def set_euler(self, bone: str, e) -> None:
         e = tuple(map(float, e))
@@ -189,6 +195,12 @@ class _Pose:
     def rotate_root_about(self, axis: np.ndarray, angle: float, pivot: np.ndarray) -> None:
         R = axis_angle_matrix(axis, angle)
         self._fk.set_root(root_pos=pivot + R.dot(self._fk.root_pos - pivot), root_rot=R.dot(self._fk.root_rot))
+
+
+#: root moves (m, on every axis) below which :meth:`_Pose.move` does nothing
+MOVE_SKIP = 1e-12
+#: how near (m) its target :func:`_two_bone` finds the end joint for it to leave the limb as it is
+TWO_BONE_MET = 1e-9
 
 
 def _side(name: str) -> str:
@@ -347,6 +359,12 @@ def _two_bone(pose: _Pose, ball: str, hinge: str, end: str, target, sign: float 
     runtime runs the same steps (runtime/solvers/limb.js)."""
     w = pose.world()
     H, K, A = joint_xyz(w, ball), joint_xyz(w, hinge), joint_xyz(w, end)
+    e = pose.euler[hinge]
+    if e[0] * sign >= 0.0 and vnorm(vsub(tuple(map(float, target)), A)) <= TWO_BONE_MET:
+        # the end is on its target and the hinge bends the natural way: the root the hinge
+        # step picks is its current angle (to ~1e-9 rad) and the ball joint's arc is below the
+        # 1e-7 rad _aim turns for, so the limb stays as it is (numpy-only; at most ~1e-9 m)
+        return
     Rb = w.rot[ball]
     u = (float(Rb[0, 0]), float(Rb[1, 0]), float(Rb[2, 0]))   # the ball joint's local X axis
     v = vsub(A, K)
@@ -358,7 +376,6 @@ def _two_bone(pose: _Pose, ball: str, hinge: str, end: str, target, sign: float 
     P = 2.0 * vdot(w0, vperp)
     Q = 2.0 * vdot(w0, vcross(u, vperp))
     R = math.hypot(P, Q)
-    e = pose.euler[hinge]
     if R > 1e-9:
         th = vsub(target, H)
         d2 = vdot(th, th)

@@ -476,3 +476,38 @@ def test_ground_lock_rounds_skipped_only_when_settled_and_within_a_micrometre(mo
             assert np.abs(a.world.landmarks[name] - p).max() <= 1e-6
         for bone, e in b.euler.items():
             assert np.abs(np.subtract(a.euler[bone], e)).max() <= 1e-4
+
+
+def test_tiny_root_moves_and_met_two_bone_targets_leave_the_pose_as_it_is(monkeypatch):
+    """_Pose.move below MOVE_SKIP keeps the world (and what was measured of it); _two_bone whose
+    end is within TWO_BONE_MET of its target leaves a naturally bent limb alone, and the full step
+    would have moved it by no more than that; a hinge bent the wrong way is still solved."""
+    import posecode_ssg.motion.solve as solve
+    from posecode_ssg.language.vocabulary import BONES
+    from posecode_ssg.motion.fk import joint_xyz
+    from posecode_ssg.motion.rig import avatar
+
+    euler = {b: (0.0, 0.0, 0.0) for b in BONES}
+    euler.update({"hip_left": (40.0, 5.0, 3.0), "knee_left": (60.0, 0.0, 0.0)})
+    pose = solve._Pose(avatar("avatar1"), euler, (0.0, 1.0, 0.0), np.eye(3))
+    w = pose.world()
+    pose.move((1e-13, -1e-13, 0.0))
+    assert pose.world() is w
+    pose.move((0.0, 1e-9, 0.0))
+    assert pose.world() is not w
+
+    target = np.add(joint_xyz(pose.world(), "ankle_left"), (3e-10, 0.0, -3e-10))
+    before = dict(pose.euler)
+    solve._two_bone(pose, "hip_left", "knee_left", "ankle_left", target)
+    assert pose.euler == before
+    monkeypatch.setattr(solve, "TWO_BONE_MET", -1.0)   # the full step
+    full = solve._Pose(avatar("avatar1"), before, pose.root_pos, pose.root_rot)
+    solve._two_bone(full, "hip_left", "knee_left", "ankle_left", target)
+    monkeypatch.undo()
+    for bone, p in full.world().pos.items():
+        assert np.abs(p - pose.world().pos[bone]).max() <= 1e-9
+
+    bent_back = dict(euler, knee_left=(-20.0, 0.0, 0.0))
+    back = solve._Pose(avatar("avatar1"), bent_back, (0.0, 1.0, 0.0), np.eye(3))
+    solve._two_bone(back, "hip_left", "knee_left", "ankle_left", joint_xyz(back.world(), "ankle_left"))
+    assert back.euler["knee_left"][0] > 0.0   # the natural bend, reached again
