@@ -218,9 +218,15 @@ def _rotation_deg(euler, euler0) -> float:
 _ROTATION_DEG: dict[tuple, float] = {}
 
 
+#: summed joint distance (m) within which two frames tie for the poster's pose
+POSE_TIE_M = 1e-4
+
+
 def _primary_index(program) -> int:
     """Index (0 = start) of the frame farthest from the start pose: the poster's pose (the start
-    pose itself scores 0)."""
+    pose itself scores 0). The score sums the joints' distances from the start (m); frames within
+    :data:`POSE_TIE_M` of the best are a tie and the first of them is kept, so mirror-image
+    phases (left then right) show the first, whatever solver rounding (~1e-7 m a joint) says."""
     frames = _facing(program)
     base = np.array([frames[0][b] for b in BONES])
     best, best_i = 0.0, 0
@@ -229,7 +235,7 @@ def _primary_index(program) -> int:
         # 1 × 3 by 3 × 1 calls the same BLAS dot per bone (the same bits), in one call
         d = np.array([pts[b] for b in BONES]) - base
         score = sum(map(math.sqrt, np.matmul(d[:, None, :], d[:, :, None]).ravel().tolist()))
-        if score > best + 1e-9:
+        if score > best + POSE_TIE_M:
             best, best_i = score, i
     return best_i
 

@@ -157,3 +157,35 @@ def test_contact_sheet_and_gif(tmp_path):
     assert p.wrap == 0
     assert total == sum(round(k.duration * 10) for k in p.keyframes) * 100
     assert im.n_frames > 8
+
+
+def test_mirror_image_phases_tie_and_the_first_is_the_poster_pose():
+    """Two phases that are mirror images score the same (their summed joint distances from the
+    start differ by solver rounding only, far below POSE_TIE_M): the first is the poster's pose."""
+    import re
+
+    from posecode_ssg.motion.poster import _primary_index, render_poster
+
+    from helpers_motion import compile_source
+
+    program = compile_source("""
+        posecode exercise "March"
+          rig humanoid
+          pose start = standing
+          step "Left knee up" 1s settle:
+            hip_left: flex 70
+            knee_left: flex 80
+            ground-lock: foot_right
+          step "Right knee up" 1s settle:
+            hip_left: flex 0
+            knee_left: flex 0
+            hip_right: flex 70
+            knee_right: flex 80
+            ground-lock: foot_left
+          step "Down" 1s settle:
+            hip_right: flex 0
+            knee_right: flex 0
+            ground-lock: feet
+    """)
+    assert _primary_index(program) == 1
+    assert re.search(r'<svg[^>]* data-frame="1"', render_poster(program))
