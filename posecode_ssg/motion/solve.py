@@ -1673,6 +1673,11 @@ def kinematic_diagnostics(program) -> list[Diagnostic]:
     - ``kinematic-foot-drift``: a planted foot ends more than 5 mm from where it was planted.
     - ``kinematic-choreography-base``: ``turn``/``travel`` on a lying or seated start pose (out of
       scope, spec §6), at the step line.
+    - ``kinematic-loop-start``: a loop that ends on its start pose as written (no wrap segment,
+      KR §5.1) whose solved end stands a foot more than :data:`LOOP_POSE_REPORT` (5 cm) from where
+      the start pose stands it, in the body's frame (a ground-lock in the last step held a foot an
+      earlier step moved): every repeat, the first included, begins from that end pose, not from the
+      start pose the document names; at the last step's ground-lock line.
     """
     sol = solve_keyframes(program)
     out: list[Diagnostic] = []
@@ -1747,4 +1752,23 @@ def kinematic_diagnostics(program) -> list[Diagnostic]:
             out.append(_warn("kinematic-choreography-base", kf.line,
                              f"{what} on the {program.start_pose} start pose is out of scope "
                              "(spec §6: standing poses only)", phase=kf.name))
+    if program.wrap == 0 and sol.phases:
+        kf, end, base = program.keyframes[-1], sol.phases[-1].world, sol.base
+        offsets = {s: float(norm3(end.root_rot.T @ (end.pos[f"ankle_{s}"] - end.root_pos)
+                                  - base.root_rot.T @ (base.pos[f"ankle_{s}"] - base.root_pos)))
+                   for s in ("left", "right")}
+        side = max(offsets, key=offsets.get)
+        if offsets[side] > LOOP_POSE_REPORT:
+            out.append(_warn("kinematic-loop-start", kf.ground_lock_line or kf.line,
+                             f"the loop does not come back to its start pose: at the end of phase "
+                             f"{kf.name!r} foot_{side} stands {_cm(offsets[side])} from where the start "
+                             "pose puts it, so every repeat begins from that end pose",
+                             f"let the foot step back in the last step (leave foot_{side} out of its "
+                             "ground-lock), or add a step that brings it back",
+                             phase=kf.name, foot=f"foot_{side}", offset=round(offsets[side], 3)))
     return out
+
+
+#: how far (m) a foot may end from where the start pose stands it, in the body's frame, before a
+#: loop that returns to its start pose as written is reported (``kinematic-loop-start``)
+LOOP_POSE_REPORT = 0.05

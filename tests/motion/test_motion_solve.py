@@ -511,3 +511,59 @@ def test_tiny_root_moves_and_met_two_bone_targets_leave_the_pose_as_it_is(monkey
     back = solve._Pose(avatar("avatar1"), bent_back, (0.0, 1.0, 0.0), np.eye(3))
     solve._two_bone(back, "hip_left", "knee_left", "ankle_left", joint_xyz(back.world(), "ankle_left"))
     assert back.euler["knee_left"][0] > 0.0   # the natural bend, reached again
+
+
+CALF_STRETCH_FEET_LOCKED_HOME = """
+    posecode stretch "Standing calf stretch"
+      rig humanoid
+      prop wall
+      pose start = standing
+
+      step "Face the wall" 1s settle:
+        turn: 180
+        ground-lock: feet
+
+      step "Step back and lean" 2s settle:
+        hip_right: extend 20
+        knee_right: flex 0
+        ankle_right: dorsiflex 15
+        hip_left: flex 25
+        knee_left: flex 30
+        ankle_left: dorsiflex 10
+        shoulders: flex 90
+        reach: hand_left wall
+        reach: hand_right wall
+        ground-lock: foot_left
+        cue "Back heel down, back knee straight, lean the hips toward the wall"
+
+      step "Hold" 25s linear:
+        cue "Hold for about 30 seconds; feel the stretch in the upper calf"
+
+      step "Return" 1.5s settle:
+        hip_right: extend 0
+        ankle_right: dorsiflex 0
+        hip_left: flex 0
+        knee_left: flex 0
+        ankle_left: dorsiflex 0
+        shoulders: flex 0
+        turn: 0
+        ground-lock: feet
+
+      repeat 2
+"""
+
+
+def test_a_loop_whose_feet_end_apart_from_the_start_pose_is_reported_at_the_last_lock():
+    """Fresh-user trial: the last step brings the joints home but locks both feet, so the stepped-
+    back foot stays back (31 cm in the body's frame) and every repeat begins in the split stance:
+    kinematic-loop-start at the last step's ground-lock line, naming the foot. Letting the back
+    foot move (only the front one locked) ends on the start pose: no report."""
+    diags = kinematic_diagnostics(compile_source(CALF_STRETCH_FEET_LOCKED_HOME))
+    loop = [d for d in diags if d.code == "kinematic-loop-start"]
+    text = CALF_STRETCH_FEET_LOCKED_HOME.split("\n")
+    lock_line = max(i for i, line in enumerate(text) if "ground-lock: feet" in line)   # 1-based after dedent
+    assert len(loop) == 1 and loop[0].line == lock_line and loop[0].extra["foot"] == "foot_right"
+    assert 0.25 < loop[0].extra["offset"] < 0.4
+    fixed = CALF_STRETCH_FEET_LOCKED_HOME[::-1].replace("teef :kcol-dnuorg", "tfel_toof :kcol-dnuorg", 1)[::-1]
+    assert not [d for d in kinematic_diagnostics(compile_source(fixed)) if d.code == "kinematic-loop-start"]
+    assert not [d for d in kinematic_diagnostics(compile_source(SQUAT_HOME)) if d.code == "kinematic-loop-start"]
