@@ -76,8 +76,9 @@ _PREPARED: dict[int, tuple[Avatar, _Prepared]] = {}
 #: (avatar id, key of the local rotations, root rotation bytes) -> the world rotations, parent-frame
 #: steps and bone shapes of a pose (PoseFK ``key``): a solve meets the same poses again (each
 #: phase pose in both passes, the start pose for grounding and as the base), with the
-#: ``World.rigid_memo`` its worlds share (the same rotations: the same shape)
-_STATES: dict[tuple, tuple[dict, dict, dict, Avatar, dict]] = {}
+#: ``World.rigid_memo`` its worlds share (the same rotations: the same shape), and the first
+#: world made from them (a pose met again at the same root position is that world again)
+_STATES: dict[tuple, tuple[dict, dict, dict, Avatar, dict, list]] = {}
 _MATRICES: dict[bytes, np.ndarray] = {}
 _PACK = struct.Struct("<3d").pack
 _PACK_POSE = struct.Struct(f"<{3 * len(BONES)}d").pack
@@ -602,6 +603,15 @@ class PoseFK:
             if state is not None:
                 self._rot, self._step, self._shapes, self._rigid = state[0], state[1], state[2], state[4]
                 self._root_rot_changed = False
+                first = state[5]
+                if first and not self._changed and first[0].root_pos.tobytes() == self.root_pos.tobytes():
+                    # the same rotations and root position: the same sums, so the same world (a
+                    # phase back on the start pose, in every figure), with what was measured of it
+                    w = self._world = first[0]
+                    self._pos = w.fk_data[1]
+                    self._key = None
+                    self._root_pos_changed = False
+                    return w
         rot, step, shapes = self._rot, self._step, self._shapes
         if self._changed or self._root_rot_changed:
             key = (frozenset(self._changed), self._root_rot_changed, self._root_pos_changed)
@@ -630,14 +640,14 @@ class PoseFK:
                 pos.pop(b, None)
         pos._root, pos._step = self.root_pos.tolist(), step
         self._pos = pos
-        stored = False
+        stored = None   # the new state's list of its first world
         if self._key is not None:
             if state is None:
-                stored = True
+                stored = []
                 if len(_STATES) >= 256:
                     _STATES.pop(next(iter(_STATES)))
                 self._rigid = {}
-                _STATES[self._key] = (rot, step, shapes, self.avatar, self._rigid)
+                _STATES[self._key] = (rot, step, shapes, self.avatar, self._rigid, stored)
             self._key = None
         self._changed.clear()
         self._root_rot_changed = self._root_pos_changed = False
@@ -645,10 +655,12 @@ class PoseFK:
         positions._t = pos
         w = World(self.avatar, positions, rot, _Landmarks(prep, pos, shapes), self.root_pos, self.root_rot)
         w.fk_data = (prep, pos, shapes)
-        if self._rigid is not None and (plan is None or stored):
+        if self._rigid is not None and (plan is None or stored is not None):
             # a root translation, or a pose met before (or kept for later): the same shape
             w.rigid_memo = self._rigid
         else:
             self._rigid = w.rigid_memo
+        if stored is not None:
+            stored.append(w)
         self._world = w
         return w

@@ -906,11 +906,16 @@ def _level_angles(w: World, side: str, authored_x: float) -> tuple[float, float,
     return (1.0 - keep) * used + keep * authored_x, needed, used, keep
 
 
+def _body_faces(props: list[str]) -> list[dict]:
+    """The prop faces that push the body (KR §10.1: ``resolve: body``) of ``props``."""
+    return [f for p in props for f in PROP_GEOMETRY[p]["faces"] if f["resolve"] == "body"]
+
+
 def _face_push(pose: _Pose, props: list[str], apply: bool = True) -> np.ndarray:
     """Body-resolving prop faces (KR §10.1): sample torso, head and shins as spheres; translate the
     root along each face's normal by the deepest owned sample. Two passes. Returns the total
     translation (m); with ``apply`` false the pose is left where it was (a measurement)."""
-    faces = [f for p in props for f in PROP_GEOMETRY[p]["faces"] if f["resolve"] == "body"]
+    faces = _body_faces(props)
     total = np.zeros(3)
     if not faces:
         return total
@@ -1306,6 +1311,27 @@ def _same_world(a: World, b: World) -> bool:
     return float(np.abs(np.array([rot_a[k] for k in BONES]) - np.array([rot_b[k] for k in BONES])).max()) <= tol
 
 
+#: start-pose worlds by (avatar id, exact Euler bits, root position and rotation bits) -> (avatar, World)
+_BASE_WORLDS: dict[tuple, tuple[Avatar, World]] = {}
+
+
+def _base_world(av: Avatar, euler: dict, root_pos: np.ndarray, root_rot: np.ndarray) -> World:
+    """:func:`forward_kinematics` of a start pose, the same :class:`World` object for the same
+    avatar, angles (bit for bit) and root transform: a figure's solve, view and poster read its
+    footprints, lowest points, landmarks and self-collision answers, which a world remembers, so
+    the figures that start from one pose measure it once per process (worlds are read-only)."""
+    key = euler_key(euler)
+    if key is None:
+        return forward_kinematics(av, euler, root_pos, root_rot)
+    key = (id(av), key, root_pos.tobytes(), root_rot.tobytes())
+    hit = _BASE_WORLDS.get(key)
+    if hit is None or hit[0] is not av:
+        if len(_BASE_WORLDS) >= 64:
+            _BASE_WORLDS.clear()
+        hit = _BASE_WORLDS[key] = (av, forward_kinematics(av, euler, root_pos, root_rot))
+    return hit[1]
+
+
 def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
     """One keyframe solve with the start position moved by ``place`` (m); returns the solution and
     the largest body-face push (m) met at the base pose or a phase end."""
@@ -1313,8 +1339,9 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
     sp = START_POSES_TABLE[program.start_pose]
     base_rot = euler_to_matrix(sp.root_euler)
     base_root = program.base_root() + place
-    base_world = forward_kinematics(av, program.base_euler, base_root, base_rot)
-    largest = _face_push(_Pose(av, program.base_euler, base_root, base_rot), program.props, apply=False)
+    base_world = _base_world(av, program.base_euler, base_root, base_rot)
+    largest = _face_push(_Pose(av, program.base_euler, base_root, base_rot), program.props, apply=False) \
+        if _body_faces(program.props) else np.zeros(3)
 
     def chor(p, turn, travel):   # world point -> choreography frame (yaw and travel removed)
         q = p - base_root - np.array([travel[0], 0.0, travel[1]])

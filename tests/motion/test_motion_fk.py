@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from posecode_ssg.language.vocabulary import BONES
+from posecode_ssg.motion import fk
 from posecode_ssg.motion.fk import forward_kinematics
 from posecode_ssg.motion.rig import AVATARS, PARENT, avatar
 from posecode_ssg.motion.rotation import euler_to_matrix, rot_y
@@ -205,6 +206,7 @@ def test_lowest_measures_only_bones_that_can_be_lowest_and_gives_the_same_minimu
         euler = {b: tuple(rng.uniform(-120, 120, 3)) for b in BONES}
         root = (np.array([0.0, 0.9, 0.0]) + rng.normal(0, 0.3, 3), rot_y(float(rng.uniform(0, 360))))
         every = forward_kinematics(av, euler, *root).lowest_by_bone()
+        fk._STATES.clear()   # a fresh world: the same pose at the same root is otherwise the same world
         w = forward_kinematics(av, euler, *root)
         for b in BONES:
             starts, reach = prep.low_bound[b]
@@ -214,3 +216,38 @@ def test_lowest_measures_only_bones_that_can_be_lowest_and_gives_the_same_minimu
         subset = list(rng.choice(BONES, 6, replace=False))
         assert forward_kinematics(av, euler, *root).lowest(subset) == min(every[b] for b in subset)
         assert len(w.low_cache) < len(BONES)   # the bound did skip bones
+
+
+def test_a_pose_met_again_at_the_same_root_is_the_same_world():
+    """PoseFK's first world of a pose met before (the same key and root rotation) at the same root
+    position is the world made then, with what was measured of it; another root position sums
+    the joints again, to the same values as a plain computation."""
+    av = avatar("avatar1")
+    euler = {b: (10.0, -5.0, 3.0) for b in BONES}
+    root = (np.array([0.0, 0.9, 0.0]), rot_y(30.0))
+    fk._STATES.clear()
+    w = forward_kinematics(av, euler, *root)
+    low = w.lowest()
+    again = forward_kinematics(av, euler, root[0].copy(), root[1].copy())
+    assert again is w and again.lowest() == low
+    moved = forward_kinematics(av, euler, root[0] + np.array([0.0, 0.1, 0.0]), root[1])
+    assert moved is not w
+    fk._STATES.clear()
+    plain = forward_kinematics(av, euler, root[0] + np.array([0.0, 0.1, 0.0]), root[1])
+    assert all(np.array_equal(moved.pos[b], plain.pos[b]) for b in BONES)
+    assert moved.lowest() == plain.lowest()
+
+
+def test_the_start_pose_world_is_made_once_per_pose_and_root():
+    """solve._base_world: the start pose's world is the same object for the same avatar, angles
+    and root transform (its footprints and lowest points are measured once), and a new one for
+    another root position."""
+    from posecode_ssg.motion.solve import _base_world
+
+    av = avatar("avatar1")
+    euler = {b: (0.0, 0.0, 0.0) for b in BONES}
+    root = (np.array([0.0, 0.95, 0.0]), np.eye(3))
+    w = _base_world(av, euler, *root)
+    assert _base_world(av, dict(euler), root[0].copy(), root[1].copy()) is w
+    other = _base_world(av, euler, root[0] + np.array([0.1, 0.0, 0.0]), root[1])
+    assert other is not w and float(other.pos["pelvis"][0]) == float(w.pos["pelvis"][0]) + 0.1
