@@ -65,6 +65,15 @@ _LARK = _build_parser()
 _LINES: dict[str, tuple[int, str, str, tuple, bool]] = {}
 _LINES_MAX = 8192
 
+#: Lark's parse of a line by its digit shape: the line with every ASCII digit written as ``0`` ->
+#: (rule, tokens). The grammar reads digits only through ``\d`` and ``[0-9]`` classes and no
+#: keyword has a digit, so lines of one shape lex into the same terminals at the same columns and
+#: parse by the same rule (a new number, duration, title or cue: ``knees: flex 98`` after
+#: ``knees: flex 51``); only the values of the tokens are the line's own text, cut at the same
+#: positions. Shapes come from lines that parsed.
+_SHAPES: dict[str, tuple[str, tuple]] = {}
+_DIGITS_AS_0 = str.maketrans("123456789", "000000000")
+
 _TOP_LEVEL = ("rig", "avatar", "prop", "pose", "clip", "repeat", "step")
 _STEP_ONLY = ("ground-lock", "reach", "pin", "grip", "turn", "travel", "cue")
 _KEYWORDS = ("posecode",) + _TOP_LEVEL + _STEP_ONLY
@@ -272,35 +281,43 @@ class _Parser:
                 out.append(_Stmt(lineno, indent, indent + 1, head, None, [],
                                  head == "step" or stripped.rstrip().endswith(":")))
                 continue
-            try:
-                tree = _LARK.parse(raw)
-            except UnexpectedCharacters as e:
-                ch = raw[e.column - 1] if 0 < e.column <= len(raw) else "?"
-                msg = f'unexpected character: "{_char_name(ch)}"'
-                hint = None
-                if ch == '"':
-                    msg += " (unterminated string)"
-                    hint = "close the string with a second `\"` on the same line"
-                elif ch == "°":
-                    hint = "angles are plain numbers of degrees: write `90`, not `90°`"
-                self.err("unexpected-character", lineno, e.column, msg, hint)
-                out.append(_Stmt(lineno, indent, indent + 1, head, None, [],
-                                 stripped.rstrip().endswith(":")))
-                continue
-            except UnexpectedInput as e:
-                st = _Stmt(lineno, indent, indent + 1, head, None, [],
-                           head == "step" or stripped.rstrip().endswith(":"))
-                st.pending = self._syntax_error(lineno, raw, head, e)
-                out.append(st)
-                continue
-            except Exception as e:  # pragma: no cover - defensive: lark internals
-                self.err("unexpected-line", lineno, indent + 1, f"cannot read this line ({e})")
-                continue
-            if not tree.children:  # comment after whitespace etc.
-                continue
-            st: Tree = tree.children[0]
-            toks = [c for c in st.children if isinstance(c, Token)]
-            rule = str(st.data)
+            shape = raw.translate(_DIGITS_AS_0)
+            known = _SHAPES.get(shape)
+            if known is None:
+                try:
+                    tree = _LARK.parse(raw)
+                except UnexpectedCharacters as e:
+                    ch = raw[e.column - 1] if 0 < e.column <= len(raw) else "?"
+                    msg = f'unexpected character: "{_char_name(ch)}"'
+                    hint = None
+                    if ch == '"':
+                        msg += " (unterminated string)"
+                        hint = "close the string with a second `\"` on the same line"
+                    elif ch == "°":
+                        hint = "angles are plain numbers of degrees: write `90`, not `90°`"
+                    self.err("unexpected-character", lineno, e.column, msg, hint)
+                    out.append(_Stmt(lineno, indent, indent + 1, head, None, [],
+                                     stripped.rstrip().endswith(":")))
+                    continue
+                except UnexpectedInput as e:
+                    st = _Stmt(lineno, indent, indent + 1, head, None, [],
+                               head == "step" or stripped.rstrip().endswith(":"))
+                    st.pending = self._syntax_error(lineno, raw, head, e)
+                    out.append(st)
+                    continue
+                except Exception as e:  # pragma: no cover - defensive: lark internals
+                    self.err("unexpected-line", lineno, indent + 1, f"cannot read this line ({e})")
+                    continue
+                if not tree.children:  # comment after whitespace etc.
+                    continue
+                st: Tree = tree.children[0]
+                if len(_SHAPES) >= _LINES_MAX:
+                    _SHAPES.clear()
+                known = _SHAPES[shape] = (str(st.data), tuple(c for c in st.children if isinstance(c, Token)))
+                toks = list(known[1])
+            else:   # a line of a shape parsed before: its tokens, the values cut from this line
+                toks = [Token.new_borrow_pos(t.type, raw[t.start_pos:t.end_pos], t) for t in known[1]]
+            rule = known[0]
             opens = rule == "step" or (rule == "pose" and toks[-1].type == "COLON")
             if len(_LINES) >= _LINES_MAX:
                 _LINES.clear()

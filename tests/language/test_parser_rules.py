@@ -741,3 +741,33 @@ def test_a_misspelt_prop_is_named_as_the_fix_of_the_contacts_that_need_it():
     # nothing like it declared: the usual advice
     other = parse(text.replace("prop walls", "prop chair"))
     assert [d.hint for d in other.errors] == ["add `prop wall` beneath the header"]
+
+
+def test_a_line_of_a_known_digit_shape_reads_as_lark_reads_it(monkeypatch):
+    """parser._SHAPES: a new line that differs from a parsed one only in its digits, not their
+    number (a new angle, duration, title or cue) takes the parsed line's tokens with its own text, without lark: the
+    same ParseResult as a fresh parse, tokens of the same types, values and columns."""
+    from posecode_ssg.language import parser as P
+
+    first = doc("knees: flex 51", 'cue "page 12"', header='posecode exercise "Drill 7-1"',
+                step='step "Lower 3" 1.5s settle:')
+    second = doc("knees: flex 98", 'cue "page 34"', header='posecode exercise "Drill 9-0"',
+                 step='step "Lower 8" 2.0s settle:')   # the same digit shapes
+    P._LINES.clear()
+    P._SHAPES.clear()
+    fresh = parse(second).to_dict()
+    fresh_lines = dict(P._LINES)
+    P._LINES.clear()
+    P._SHAPES.clear()
+    parse(first)
+    P._LINES.clear()
+    calls = []
+    real = P._LARK.parse
+    monkeypatch.setattr(P._LARK, "parse", lambda raw: calls.append(raw) or real(raw))
+    assert parse(second).to_dict() == fresh
+    assert calls == []   # every line's shape was known
+    for raw, (indent, head, rule, toks, opens) in P._LINES.items():
+        want = fresh_lines[raw]
+        assert (indent, head, rule, opens) == (want[0], want[1], want[2], want[4])
+        assert [(t.type, str(t), t.start_pos, t.end_pos, t.line, t.column, t.end_line, t.end_column) for t in toks] == \
+            [(t.type, str(t), t.start_pos, t.end_pos, t.line, t.column, t.end_line, t.end_column) for t in want[3]]
