@@ -557,9 +557,10 @@ class _Build:
         outputs = manifest.get("outputs") or {}
         if not outputs or not self.out.is_dir():
             return False
+        out = f"{self.out}/"
         for dest, (size, mtime) in outputs.items():
             try:
-                st = os.stat(self.out / dest)
+                st = os.stat(out + dest)
             except OSError:
                 return False
             if st.st_size != size or st.st_mtime_ns != mtime:
@@ -581,8 +582,9 @@ class _Build:
 
     def _save_manifest(self, fingerprint: str, inputs: str) -> None:
         outputs = {}
+        out = f"{self.out}/"  # (a string path: a Path made per file cost as much as the stat)
         for dest in self.outputs:
-            st = os.stat(self.out / dest)
+            st = os.stat(out + dest)
             outputs[dest] = [st.st_size, st.st_mtime_ns]
         pages = {uri: {"key": self.page_keys[uri], "record": rec} for uri, rec in self.records.items()}
         site_outputs = sorted(set(self.outputs) - set(self.page_html) - set(self.static))
@@ -843,6 +845,11 @@ class _Build:
                     raise BuildError(f"cannot write the site to {self.out}: {exc}") from None
                 written += 1
                 tick()
+        for dest, key in context["posters"].items():
+            try:
+                _place(self.figures[key].poster.encode("utf-8"), f"{staging}/{dest}", made)
+            except OSError as exc:
+                raise BuildError(f"cannot write the site to {self.out}: {exc}") from None
         return written
 
     def _same_stat(self, dest: str, stat: list) -> bool:
@@ -1170,7 +1177,20 @@ class _Build:
         context = {"uris": shared, "staging": str(self._staging()), "site_ctx": self.site_ctx, "nav": self.nav,
                    "assets": self.assets, "runtime_url": self.runtime_url, "rig_url": self.rig_url,
                    "section_titles": self.section_titles, "drafts": self.drafts}
-        pool.send_all(lambda k: ("render", context))
+        # each worker also writes the card posters of the pages it renders (this process would
+        # write them after its own pages, while the workers, done, wait: ~0.3 ms a file)
+        posters: list[dict[str, str]] = [{} for _ in pool.shares]
+        for k, share in enumerate(pool.shares):
+            for page in share:
+                rec = self.records.get(page.src_uri)
+                if page.src_uri not in shared or rec is None:
+                    continue
+                first = next((f for f in rec["figures"] if f["poster"]), None)
+                dest = f"assets/posters/{first['key'][:20]}.svg" if first else None
+                if dest is not None and dest not in self.outputs:
+                    posters[k][dest] = first["key"]
+                    self.outputs[dest] = IN_STAGING
+        pool.send_all(lambda k: ("render", {**context, "posters": posters[k]}))
         pool.progress("render", len(pages), self.show)
         for page in pages:
             if page.src_uri in shared:
@@ -1210,7 +1230,8 @@ class _Build:
         config = self.config
         if self.reuse_site:
             for dest in self.site_outputs:
-                self.outputs[dest] = self.out / dest
+                if self.outputs.get(dest) is not IN_STAGING:  # (a card poster a page worker wrote)
+                    self.outputs[dest] = self.out / dest
             if not config.site_url and config.base_url != "/":
                 self.result.notes.append(NO_SITEMAP_NOTE)
             self._add_pages_and_static()
@@ -1420,9 +1441,10 @@ def _place(data: bytes | Path, target: str | Path, made: set[str]) -> None:
 class _PageWorkers:
     """Forked processes, each holding a fixed share of the pages through every phase of a
     build: parse (and load cached figures) -> finish (page records) -> render + write into
-    the staging folder. Token streams and rendered pages never cross a process boundary;
-    only compile jobs, page records and the site-wide render context (navigation, section
-    titles, asset names) do, over one pipe per worker. The main process keeps a share of
+    the staging folder (the pages, and the card posters of those pages). Token streams and
+    rendered pages never cross a process boundary; only compile jobs, page records and the
+    site-wide render context (navigation, section titles, asset names) do, over one pipe per
+    worker. The main process keeps a share of
     its own (see :func:`_split_pages`).
 
     Messages to a worker: ``("parse",)``, ``("finish", {key: CompiledFigure})``,
@@ -1603,7 +1625,8 @@ class _Compilation:
 
 
 #: The main process's share of the pages beside a worker's 1.0: it also renders the
-#: site-wide pages and writes the shared assets and card posters while the workers render.
+#: site-wide pages and writes the shared assets while the workers render (each writes the
+#: card posters of the pages it renders, :meth:`_Build._dispatch_pages`).
 MAIN_SHARE = 0.7
 
 

@@ -461,6 +461,20 @@ def test_page_workers_build_the_same_bytes(tmp_path, monkeypatch):
         cached = build_site(config, progress=False)
         assert cold.written and cached.written and tree_bytes(config.output_dir) == cold_tree
         assert cold.page_workers == cached.page_workers == (0 if name == "serial" else min(os.cpu_count(), 8) - 1)
+        # prose added to every page: the site-wide files are kept (no cards made), the pages
+        # are rendered again (their card posters written by the workers): as a fresh build
+        prose = {uri: text + "\nMore prose.\n" for uri, text in files.items() if uri.endswith(".md") and not uri.endswith("index.md")}
+        write_tree(tmp_path / name / "content", prose)
+        edited = build_site(config, progress=False)
+        assert edited.written and "cards" not in edited.timings and edited.page_workers == cold.page_workers
+        edited_tree = tree_bytes(config.output_dir)
+        assert edited_tree != cold_tree
+        shutil.rmtree(config.output_dir)
+        for manifest in config.cache_dir.glob("manifest-*.json"):
+            manifest.unlink()
+        assert build_site(config, progress=False).written and tree_bytes(config.output_dir) == edited_tree
+        write_tree(tmp_path / name / "content", {uri: files[uri] for uri in prose})
+        assert build_site(config, progress=False).written and tree_bytes(config.output_dir) == cold_tree
         warnings = [(p.name, d.code, d.line, d.column) for p, d in cold.warnings]
         lines = files["strength/lunge.md"].split("\n")
         row = next(i for i, line in enumerate(lines) if "#nowhere" in line)
