@@ -1301,6 +1301,8 @@ SEAM_TOLERANCE = 1e-6
 def _same_world(a: World, b: World) -> bool:
     """Whether two worlds of one avatar have every joint position (m) and world rotation entry
     within :data:`SEAM_TOLERANCE`."""
+    if a is b:
+        return True
     tol = SEAM_TOLERANCE
     for bone in BONES:
         (ax, ay, az), (bx, by, bz) = joint_xyz(a, bone), joint_xyz(b, bone)
@@ -1321,14 +1323,16 @@ def _base_world(av: Avatar, euler: dict, root_pos: np.ndarray, root_rot: np.ndar
     footprints, lowest points, landmarks and self-collision answers, which a world remembers, so
     the figures that start from one pose measure it once per process (worlds are read-only)."""
     key = euler_key(euler)
-    if key is None:
+    if key is None or len(euler) != len(BONES):
         return forward_kinematics(av, euler, root_pos, root_rot)
     key = (id(av), key, root_pos.tobytes(), root_rot.tobytes())
     hit = _BASE_WORLDS.get(key)
     if hit is None or hit[0] is not av:
         if len(_BASE_WORLDS) >= 64:
             _BASE_WORLDS.clear()
-        hit = _BASE_WORLDS[key] = (av, forward_kinematics(av, euler, root_pos, root_rot))
+        # made as a phase pose's world is (_Pose: the same key), so a phase that comes back to the
+        # start pose at the start position is this very world
+        hit = _BASE_WORLDS[key] = (av, _Pose(av, euler, root_pos, root_rot).world())
     return hit[1]
 
 
@@ -1339,7 +1343,9 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
     sp = START_POSES_TABLE[program.start_pose]
     base_rot = euler_to_matrix(sp.root_euler)
     base_root = program.base_root() + place
-    base_world = _base_world(av, program.base_euler, base_root, base_rot)
+    # the start pose's world with the root rotation a phase without turn has (_turn(0) @ base_rot:
+    # the same values, signed zeros made +0), so a phase back home is this same world
+    base_world = _base_world(av, program.base_euler, base_root, _turn(0.0).dot(base_rot))
     largest = _face_push(_Pose(av, program.base_euler, base_root, base_rot), program.props, apply=False) \
         if _body_faces(program.props) else np.zeros(3)
 

@@ -251,3 +251,21 @@ def test_the_start_pose_world_is_made_once_per_pose_and_root():
     assert _base_world(av, dict(euler), root[0].copy(), root[1].copy()) is w
     other = _base_world(av, euler, root[0] + np.array([0.1, 0.0, 0.0]), root[1])
     assert other is not w and float(other.pos["pelvis"][0]) == float(w.pos["pelvis"][0]) + 0.1
+
+
+def test_a_phase_back_on_the_start_pose_is_the_start_worlds_object():
+    """A settled phase that ends on the start pose at the start position (the squat's rise) is the
+    start pose's world itself (the same key and root transform), so the seam check and the
+    measurements of that world are done once."""
+    from posecode_ssg.language import parse
+    from posecode_ssg.motion import compile_ir
+    from posecode_ssg.motion import solve
+    from posecode_ssg.motion.solve import solve_keyframes
+
+    fk._STATES.clear()   # the start world and its pose's state made afresh (other tests clear the states)
+    solve._BASE_WORLDS.clear()
+    src = ('posecode exercise "Squat"\n  rig humanoid\n  pose start = standing\n'
+           '  step "Lower" 1.0s settle:\n    hips: flex 70\n    knees: flex 90\n    ground-lock: feet\n'
+           '  step "Rise" 1.0s drive:\n    hips: flex 0\n    knees: flex 0\n    ground-lock: feet\n')
+    sol = solve_keyframes(compile_ir(parse(src).ir))
+    assert sol.phases[-1].world is sol.base
