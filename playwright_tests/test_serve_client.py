@@ -93,6 +93,8 @@ def test_broken_document_shows_overlay_and_fix_clears_it(served, page):
     text = overlay.locator(".panel").inner_text()
     assert f"index.md:{FENCE_LINE}:12: error[unknown-action]: unknown action 'flx'" in text
     assert f"{FENCE_LINE} |     knees: flx 40" in text
+    # the caret run under 'flx' is as wide as the word, as in the terminal
+    assert overlay.locator(".caret").inner_text().strip() == "^^^"
     assert "hint: did you mean 'flex'?" in text
     # The page underneath is the last good version.
     assert page.evaluate("document.querySelector('posecode-figure').motion.text").endswith("flex 40")

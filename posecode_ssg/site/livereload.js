@@ -342,7 +342,7 @@
       pre.append(document.createTextNode(gutter + problem.source + "\n"));
       const caret = document.createElement("span");
       caret.className = "caret";
-      caret.textContent = " ".repeat(gutter.length + Math.max(problem.column - 1, 0)) + "^";
+      caret.textContent = " ".repeat(gutter.length + Math.max(problem.column - 1, 0)) + "^".repeat(problem.width || 1);
       pre.append(caret);
       box.append(pre);
     }

@@ -41,21 +41,27 @@ def source_line(path: str | os.PathLike[str], line: int, cache: dict | None = No
     return lines[line - 1] if 1 <= line <= len(lines) else None
 
 
-_WORD = re.compile(r'"[^"]*"?|[A-Za-z0-9_.\-]+')
+#: what a caret run underlines: a quoted string, or a word (names, numbers, paths and links:
+#: ``kne_left``, ``1.5s``, ``../posture/nod.md#nowhere``, ``/exercises/nope/``)
+_WORD = re.compile(r'"[^"]*"?|[A-Za-z0-9_.\-/#%~]+')
+
+
+def caret_width(text: str, column: int) -> int:
+    """How many carets underline the word (or quoted string) that starts at 1-based ``column`` of a
+    source line ``text`` (tabs counted as one space, a BOM dropped): its length, at most 40, at least
+    one. The terminal excerpt and the dev server's overlay (``Problem.width``) both use it."""
+    raw = text.replace("\t", " ").replace("\ufeff", "")
+    m = _WORD.match(raw, max(1, min(column, len(raw) + 1)) - 1)
+    return max(1, min(len(m.group(0)) if m else 1, 40))
 
 
 def excerpt(line: int, column: int, text: str) -> list[str]:
-    """The two excerpt rows under a diagnostic: the source line and a caret run under the word at ``column``.
-
-    ``line`` and ``column`` are 1-based; the carets span the word (or quoted string) that starts at
-    ``column``, at most 40 characters, at least one.
-    """
+    """The two excerpt rows under a diagnostic: the source line and a caret run under the word at
+    ``column`` (:func:`caret_width`). ``line`` and ``column`` are 1-based."""
     raw = text.replace("\t", " ").replace("\ufeff", "")
     number = str(line)
     col = max(1, min(column, len(raw) + 1))
-    m = _WORD.match(raw, col - 1)
-    carets = "^" * max(1, min(len(m.group(0)) if m else 1, 40))
-    return [f"    {number} | {raw}", f"    {' ' * len(number)} | {' ' * (col - 1)}{carets}"]
+    return [f"    {number} | {raw}", f"    {' ' * len(number)} | {' ' * (col - 1)}{'^' * caret_width(text, column)}"]
 
 
 def format_diagnostic(path: str | os.PathLike[str], diagnostic: Any, cache: dict | None = None, *,

@@ -67,7 +67,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from posecode_ssg.site.report import display_path, format_diagnostic, source_line
+from posecode_ssg.site.report import caret_width, display_path, format_diagnostic, source_line
 from posecode_ssg.site.content import EDITOR_TEMP_PATTERNS
 
 #: URL prefix reserved for the dev server's own endpoints (never a site path).
@@ -108,7 +108,7 @@ SHARED_DATA_NAMES = frozenset({"rig.json"})
 #: Most pages whose new HTML one build event carries for in-place updates (``SiteChanges.patch``).
 PATCH_LIMIT = 8
 
-DIAGNOSTIC_FIELDS = ("file", "line", "column", "severity", "code", "message", "hint", "source")
+DIAGNOSTIC_FIELDS = ("file", "line", "column", "severity", "code", "message", "hint", "source", "width")
 
 
 # --------------------------------------------------------------------------- #
@@ -123,8 +123,9 @@ class Problem:
     ``file`` is the path as the author would type it (relative to the current
     directory when possible), ``line``/``column`` are 1-based (0 when
     unknown), ``source`` is the text of that line of the file (tabs shown as
-    spaces, ``""`` when it cannot be read). ``path`` is the file itself, for
-    the terminal formatter.
+    spaces, ``""`` when it cannot be read), ``width`` how many carets underline
+    the word at ``column`` (``report.caret_width``, as the terminal shows it).
+    ``path`` is the file itself, for the terminal formatter.
     """
 
     file: str
@@ -136,6 +137,10 @@ class Problem:
     hint: str | None = None
     source: str = ""
     path: str = ""
+
+    @property
+    def width(self) -> int:
+        return caret_width(self.source, self.column) if self.source else 1
 
     @classmethod
     def at(cls, path: str | os.PathLike[str], *, line: int, column: int, severity: str, code: str,

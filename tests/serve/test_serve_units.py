@@ -160,6 +160,22 @@ def test_problem_reads_its_line_and_formats_like_the_build(tmp_path, monkeypatch
     # The terminal shows exactly what `posecode-ssg build` prints.
     assert problem.format() == format_diagnostic(page, diagnostic)
     assert problem.format().splitlines()[0] == "content/index.md:4:9: error[unknown-action]: unknown action 'flx'"
+    # the overlay underlines as many characters as the terminal does (fresh-user trial: one caret)
+    carets = problem.format().splitlines()[2]
+    assert problem.to_dict()["width"] == carets.count("^") == len("flx")
+
+
+def test_carets_underline_a_whole_link_target():
+    """A broken link's caret run spans its target, absolute or relative with a fragment (it was a
+    single ^ under the leading '/' or '.'); a word stops at the ')' after it."""
+    from posecode_ssg.site.report import caret_width, excerpt
+
+    line = "See [gone](/exercises/nope/) and [rel](../posture/nod.md#nowhere)."
+    assert caret_width(line, line.index("/exercises") + 1) == len("/exercises/nope/")
+    assert caret_width(line, line.index("../") + 1) == len("../posture/nod.md#nowhere")
+    assert excerpt(7, 12, line)[1].endswith(" " * 11 + "^" * 16)
+    assert caret_width('    cue "Keep tall" # note', 9) == len('"Keep tall"')
+    assert caret_width("x", 5) == 1
 
 
 def test_snapshot_rereads_replaced_files_and_reuses_hard_links(tmp_path):
