@@ -370,33 +370,41 @@ class _Shapes(dict):
         return v
 
 
-class _Positions(dict):
-    """bone -> (3,) joint position array, each array made on first use from the float triple
-    (most solver steps read a handful of joints of a world); behaves as the full dict."""
+class _BoneMap(dict):
+    """A dict filled on first use, whose full set of bones is that of ``_keys`` (a mapping from
+    bone, set by the maker): membership, iteration and length answer for every bone, made or not."""
 
-    __slots__ = ("_t",)   # bone -> (x, y, z) floats, set by the maker
+    __slots__ = ("_keys",)
+
+    def __contains__(self, bone: object) -> bool:
+        return bone in self._keys
+
+    def __iter__(self):
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+
+class _Positions(_BoneMap):
+    """bone -> (3,) joint position array, each array made on first use from the float triple
+    (most solver steps read a handful of joints of a world); behaves as the full dict.
+    ``_keys``: bone -> (x, y, z) floats."""
+
+    __slots__ = ()
 
     def __missing__(self, bone: str) -> np.ndarray:
-        v = self[bone] = np.array(self._t[bone])
+        v = self[bone] = np.array(self._keys[bone])
         return v
 
     def _fill(self) -> None:
-        if dict.__len__(self) != len(self._t):
-            for b in self._t:
+        if dict.__len__(self) != len(self._keys):
+            for b in self._keys:
                 if not dict.__contains__(self, b):
-                    dict.__setitem__(self, b, np.array(self._t[b]))
-
-    def __contains__(self, bone: object) -> bool:
-        return bone in self._t
-
-    def __iter__(self):
-        return iter(self._t)
-
-    def __len__(self) -> int:
-        return len(self._t)
+                    dict.__setitem__(self, b, np.array(self._keys[b]))
 
     def get(self, bone, default=None):
-        return self[bone] if bone in self._t else default
+        return self[bone] if bone in self._keys else default
 
     def keys(self):
         self._fill()
@@ -481,29 +489,20 @@ def joint_xyz(w: World, bone: str) -> tuple[float, float, float]:
     return tuple(w.pos[bone].tolist())
 
 
-class _Joints(dict):
+class _Joints(_BoneMap):
     """bone -> world joint position as a float triple, each summed on first use (joint = parent
     joint + the parent-frame step ``R_parent @ offset``, from the root down: the additions of an
     eager pass, in the same order, on the bones a step reads). Starts with the positions a world
     carries over from the previous one (those no change moved); behaves as the full mapping."""
 
-    __slots__ = ("_root", "_step")   # the root position triple; bone -> step triple (read-only)
+    __slots__ = ("_root",)   # the root position triple; ``_keys``: bone -> step triple (read-only)
 
     def __missing__(self, bone: str) -> tuple[float, float, float]:
         p = PARENT[bone]
         px, py, pz = self._root if p is None else self[p]
-        sx, sy, sz = self._step[bone]
+        sx, sy, sz = self._keys[bone]
         v = self[bone] = (px + sx, py + sy, pz + sz)
         return v
-
-    def __contains__(self, bone: object) -> bool:
-        return bone in self._step
-
-    def __iter__(self):
-        return iter(self._step)
-
-    def __len__(self) -> int:
-        return len(self._step)
 
 
 class _Plan:
@@ -638,7 +637,7 @@ class PoseFK:
         if not self._root_pos_changed:
             for b in moved:
                 pos.pop(b, None)
-        pos._root, pos._step = self.root_pos.tolist(), step
+        pos._root, pos._keys = self.root_pos.tolist(), step
         self._pos = pos
         stored = None   # the new state's list of its first world
         if self._key is not None:
@@ -652,7 +651,7 @@ class PoseFK:
         self._changed.clear()
         self._root_rot_changed = self._root_pos_changed = False
         positions = _Positions()
-        positions._t = pos
+        positions._keys = pos
         w = World(self.avatar, positions, rot, _Landmarks(prep, pos, shapes), self.root_pos, self.root_rot)
         w.fk_data = (prep, pos, shapes)
         if self._rigid is not None and (plan is None or stored is not None):
