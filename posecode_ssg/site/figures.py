@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from pathlib import Path
@@ -25,8 +26,10 @@ class CompiledFigure:
     """A compiled block.
 
     ``name``/``kind``/``props``/``repeat``: from the IR (spec §7), ``None``/empty
-    when the block has errors. ``motion``: the compact motion JSON dict or
-    ``None`` (errors, or the motion package is not installed). ``poster``: a
+    when the block has errors. ``motion_json``: the compact motion JSON as text safe inside a
+    ``<script>`` element (:func:`script_json`), or ``None`` (errors, or the motion package is not
+    installed); the property ``motion`` decodes it. It is encoded once, where the figure is compiled
+    (a compile worker): the cache stores it and the page inlines it as it is. ``poster``: a
     standalone ``<svg>`` string or ``None``. ``phases``: ``[{name, duration
     (seconds), mode, cue}]``. ``diagnostics``: dicts ``{code, severity,
     line, column, message, hint}`` with 1-based lines *inside the block*.
@@ -39,12 +42,22 @@ class CompiledFigure:
     kind: str | None = None
     props: list[str] = field(default_factory=list)
     repeat: int = 1
-    motion: dict | None = None
+    motion_json: str | None = None
     poster: str | None = None
     phases: list[dict] = field(default_factory=list)
     diagnostics: list[dict] = field(default_factory=list)
     motion_missing: bool = False
     view: str | None = None
+
+    @property
+    def motion(self) -> dict | None:
+        """The motion JSON as a dict (decoded from :attr:`motion_json`, a new dict each time), or
+        ``None``. Setting it stores its :func:`script_json` text."""
+        return None if self.motion_json is None else json.loads(self.motion_json)
+
+    @motion.setter
+    def motion(self, value: dict | None) -> None:
+        self.motion_json = None if value is None else script_json(value)
 
     @property
     def errors(self) -> list[dict]:
@@ -64,6 +77,22 @@ class CompiledFigure:
 
 
 _FIELDS = tuple(f.name for f in fields(CompiledFigure))
+
+_JSON_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+_JSON_ESCAPE_RE = re.compile("[<>&\u2028\u2029]")
+
+
+def script_json(data: Any) -> str:
+    """Serialise ``data`` as compact JSON safe inside an HTML ``<script>`` element.
+
+    ``< > &`` and U+2028/U+2029 become ``\\u`` escapes (JSON string escapes,
+    so the decoded strings are unchanged): the text can never contain
+    ``</script``, ``<!--`` or a raw line/paragraph separator (HTML Living
+    Standard §4.12.1.3, "restrictions for contents of script elements").
+    Raises ``ValueError`` for NaN or infinity (not JSON).
+    """
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return _JSON_ESCAPE_RE.sub(lambda m: _JSON_ESCAPES[m.group(0)], text)
 
 
 @lru_cache(maxsize=1)

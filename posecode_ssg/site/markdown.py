@@ -48,6 +48,7 @@ from markdown_it.token import Token
 
 from posecode_ssg.config import VIEWS
 from posecode_ssg.language.diagnostics import map_line_refs
+from posecode_ssg.site.figures import script_json  # noqa: F401 - re-exported: the page's JSON rule
 from posecode_ssg.site.taxonomy import slugify
 
 LANGUAGE = "posecode"
@@ -340,22 +341,6 @@ def render_code_fence(renderer, tokens, idx, options, env) -> str:
     return f"<pre><code{cls}>{html.escape(token.content, quote=False)}</code></pre>\n"
 
 
-_JSON_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
-_JSON_ESCAPE_RE = re.compile("[<>&\u2028\u2029]")
-
-
-def script_json(data: Any) -> str:
-    """Serialise ``data`` as compact JSON safe inside an HTML ``<script>`` element.
-
-    ``< > &`` and U+2028/U+2029 become ``\\u`` escapes (JSON string escapes,
-    so the decoded strings are unchanged): the text can never contain
-    ``</script``, ``<!--`` or a raw line/paragraph separator (HTML Living
-    Standard §4.12.1.3, "restrictions for contents of script elements").
-    """
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return _JSON_ESCAPE_RE.sub(lambda m: _JSON_ESCAPES[m.group(0)], text)
-
-
 def _is_name_char(ch: str) -> bool:
     return ch.isalnum() or ch in "_-"
 
@@ -445,8 +430,11 @@ def figure_html(figure: Any, info: FenceInfo, figure_id: str, *, default_view: s
     if view:
         attrs += f' data-view="{_esc(view)}"'
     parts = [f"<posecode-figure{attrs}>"]
-    if figure.motion is not None:
-        parts.append(f'<script type="application/json">{script_json(figure.motion)}</script>')
+    motion = getattr(figure, "motion_json", None)   # encoded where it was compiled
+    if motion is None and getattr(figure, "motion", None) is not None:   # another compile_figure's figure
+        motion = script_json(figure.motion)
+    if motion is not None:
+        parts.append(f'<script type="application/json">{motion}</script>')
     reps = f" · repeat ×{figure.repeat}" if figure.repeat and figure.repeat > 1 else ""
     caption = f'<figcaption>{_esc(title)}<span class="posecode-reps">{_esc(reps)}</span></figcaption>'
     if figure.poster:

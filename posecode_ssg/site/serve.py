@@ -370,7 +370,7 @@ class ProjectSource:
             block = new_blocks[k]
             info = parse_info(block.info)
             figure = compile_figure(block.source, figure_options(info, self.config))
-            if figure.errors or figure.motion is None:
+            if figure.errors or figure.motion_json is None:
                 return None
             swaps.append({"id": figures[k][0],
                           "html": figure_html(figure, info, figures[k][0], default_view=default_view,

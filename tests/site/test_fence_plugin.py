@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from types import SimpleNamespace
 
 import pytest
 from markdown_it import MarkdownIt
@@ -62,6 +63,31 @@ def test_script_json_escapes_and_round_trips():
     text = script_json(data)
     assert not re.search(r"</script|<!--|[<>&\u2028\u2029]", text, re.I)
     assert json.loads(text) == data and "é" in text
+
+
+def test_compiled_figure_carries_its_motion_as_script_safe_text():
+    from posecode_ssg.site.figures import CompiledFigure, compile_figure
+    from posecode_ssg.site.markdown import FenceInfo, figure_html
+
+    source = ('posecode exercise "A </script> & <!-- b"\n  rig humanoid\n  pose start = standing\n'
+              '  step "Up" 1s drive:\n    shoulders: flex 90\n')
+    figure = compile_figure(source, {})
+    assert not figure.errors and figure.motion_json is not None
+    assert not re.search(r"</script|<!--|[<>&]", figure.motion_json, re.I)
+    motion = json.loads(figure.motion_json)
+    assert motion == figure.motion and motion["name"] == "A </script> & <!-- b"
+    # the cache's round trip keeps the text as it is; the page inlines it unchanged
+    again = CompiledFigure.from_dict(json.loads(json.dumps(figure.to_dict())))
+    assert again.motion_json == figure.motion_json
+    html = figure_html(again, FenceInfo("posecode", {}), "f1")
+    assert f'<script type="application/json">{figure.motion_json}</script>' in html
+    # a figure from another compile_figure (a plain motion dict, no text) is encoded the same way
+    other = SimpleNamespace(**{k: v for k, v in again.to_dict().items() if k != "motion_json"},
+                            motion=motion, errors=[])
+    assert figure_html(other, FenceInfo("posecode", {}), "f1") == html
+    # setting ``motion`` stores its text
+    again.motion = {"k": "<"}
+    assert again.motion_json == '{"k":"\\u003c"}' and again.motion == {"k": "<"}
 
 
 def test_ordinary_fence_class_is_sanitised():
