@@ -43,7 +43,8 @@ def run(args: argparse.Namespace) -> int:
               f"{_plural(len(result.errors), 'error')}, {_plural(len(result.warnings), 'warning')} "
               f"in {result.seconds:.2f} s")
     if result.failed:
-        why = "warnings with --strict" if not result.errors else "errors"
+        why = "errors" if result.errors else \
+            "warnings with --strict" if args.strict else "warnings with strict = true in the config"
         print(f"build failed ({why}): {counts}; {out} left unchanged", file=sys.stderr)
         return 1
     state = "unchanged" if result.unchanged else f"written to {out}"

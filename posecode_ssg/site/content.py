@@ -226,6 +226,9 @@ def _yaml_error_position(exc: yaml.MarkedYAMLError, text: str, offset: int) -> t
     return line + offset, column, message
 
 
+LIST_HINT = "write a list: [word, word] (or one word)"
+
+
 def validate_front_matter(text: str, first_line: int) -> tuple[dict, list[Problem]]:
     """Parse and validate YAML front matter.
 
@@ -264,8 +267,15 @@ def validate_front_matter(text: str, first_line: int) -> tuple[dict, list[Proble
     value_positions: dict[str, yaml.Node] = {}
     if isinstance(node, yaml.MappingNode):
         for key_node, value_node in node.value:
-            positions[str(key_node.value)] = _node_line(key_node, offset)
-            value_positions[str(key_node.value)] = value_node
+            key = str(key_node.value)
+            if key in positions:   # YAML keeps the last one without a word
+                line, column = _node_line(key_node, offset)
+                problems.append(Problem("warning", "front-matter-duplicate-key", line, column,
+                                        f"front matter key '{key}' is given twice (also on line "
+                                        f"{positions[key][0]}); this later one is used",
+                                        "keep one of them"))
+            positions[key] = _node_line(key_node, offset)
+            value_positions[key] = value_node
     meta: dict = {}
 
     def problem(severity: str, code: str, key: str, message: str, hint: str | None = None, at_value=True):
@@ -277,7 +287,12 @@ def validate_front_matter(text: str, first_line: int) -> tuple[dict, list[Proble
     def closed_list(key: str, vocab: dict[str, str], value: Any) -> None:
         items = _as_list(value)
         if items is None or not all(isinstance(i, str) for i in items):
-            problem("error", "front-matter-type", key, f"'{key}' must be a list of words")
+            problem("error", "front-matter-type", key, f"'{key}' must be a list of words", LIST_HINT)
+            return
+        if isinstance(value, str) and "," in value:   # `key: a, b` is one YAML string, not a list
+            words = [w.strip() for w in value.split(",") if w.strip()]
+            problem("error", "front-matter-type", key, f"'{key}' must be a list of words, not one text",
+                    f"write a list: {key}: [{', '.join(words)}]")
             return
         good = []
         seq = value_positions.get(key)
@@ -307,7 +322,8 @@ def validate_front_matter(text: str, first_line: int) -> tuple[dict, list[Proble
                     hint, at_value=False)
         elif key in ("title", "summary"):
             if not isinstance(value, (str, int, float)) or isinstance(value, bool):
-                problem("error", "front-matter-type", key, f"'{key}' must be text")
+                problem("error", "front-matter-type", key, f"'{key}' must be text",
+                        "put the text in quotes when it starts with [, {, - or contains ': '")
             else:
                 meta[key] = str(value).strip()
         elif key in ("level", "category"):
@@ -326,7 +342,7 @@ def validate_front_matter(text: str, first_line: int) -> tuple[dict, list[Proble
         elif key == "tags":
             items = _as_list(value)
             if items is None or not all(isinstance(i, (str, int, float)) and not isinstance(i, bool) for i in items):
-                problem("error", "front-matter-type", key, "'tags' must be a list of words")
+                problem("error", "front-matter-type", key, "'tags' must be a list of words", LIST_HINT)
             else:
                 tags: list[str] = []
                 for item in items:
@@ -353,12 +369,29 @@ def _inline_text(token: Token) -> str:
     return "".join(c.content for c in (token.children or []) if c.type in ("text", "code_inline", "softbreak"))
 
 
+_YAML_KEY = re.compile(r"[A-Za-z_][\w-]*[ \t]*:(?:[ \t]|$)")
+
+
+def _unclosed_front_matter(lines: list[str]) -> bool:
+    """Whether a page opens front matter it never closes: a first line ``---`` followed by a
+    ``key:`` line and no later ``---`` (the front matter plugin then leaves it as a thematic
+    break and a paragraph of YAML, silently). A first ``---`` followed by anything else is the
+    author's thematic break."""
+    if not lines or lines[0].rstrip() != "---" or len(lines) < 2 or not _YAML_KEY.match(lines[1]):
+        return False
+    return not any(line.rstrip() in ("---", "...") for line in lines[2:])
+
+
 def parse_markdown_page(page: Page, md: MarkdownIt) -> None:
     """Parse a Markdown page in place: tokens, env (figures), front matter, title, internal links."""
     page.env = {}
     page.tokens = md.parse(page.text, page.env)
     lines = page.text.split("\n")
     first_h1 = None
+    if not any(token.type == "front_matter" for token in page.tokens) and _unclosed_front_matter(lines):
+        page.problems.append(Problem("error", "front-matter-unclosed", 1, 1,
+                                     "the front matter opened on line 1 is never closed",
+                                     "end it with a line '---' before the page's text"))
     for token in page.tokens:
         if token.type == "front_matter":
             meta, problems = validate_front_matter(token.content, (token.map[0] if token.map else 0) + 2)

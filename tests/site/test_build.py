@@ -521,3 +521,17 @@ def test_an_output_folder_inside_the_content_is_reported_without_a_line(tmp_path
     err = capsys.readouterr().err
     line = next(x for x in err.splitlines() if "error[output-dir]" in x)
     assert re.match(r"^\S*content/site: error\[output-dir\]: the output folder must not be", line), line
+
+
+def test_strict_from_the_config_is_named_as_such(tmp_path, monkeypatch, capsys):
+    content = tmp_path / "content"
+    content.mkdir()
+    (content / "index.md").write_text("# Home\n\n[gone](missing-anchor.md#x)\n", encoding="utf-8")
+    (content / "missing-anchor.md").write_text("---\ntitle: A\nsumary: typo\n---\n\nText.\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "posecode.toml").write_text("strict = true\n", encoding="utf-8")
+    assert main(["build"]) == 1
+    assert "build failed (warnings with strict = true in the config)" in capsys.readouterr().err
+    (tmp_path / "posecode.toml").write_text("", encoding="utf-8")
+    assert main(["build", "--strict"]) == 1
+    assert "build failed (warnings with --strict)" in capsys.readouterr().err

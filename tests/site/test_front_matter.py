@@ -61,3 +61,33 @@ def test_docs_list_every_vocabulary_word():
     assert listed == list(taxonomy.MUSCLES)
     for word in [*taxonomy.LEVELS, *taxonomy.CATEGORIES, *taxonomy.equipment()]:
         assert f"`{word}`" in docs, word
+
+
+def test_comma_text_for_a_list_is_an_error_that_shows_the_list():
+    _meta, problems = validate_front_matter("primary_muscles: quadriceps, glutes\n", 2)
+    (p,) = problems
+    assert (p.severity, p.code, p.line, p.column) == ("error", "front-matter-type", 2, 18)
+    assert p.hint == "write a list: primary_muscles: [quadriceps, glutes]"
+
+
+def test_wrong_types_have_hints():
+    _meta, problems = validate_front_matter("summary: [Sit, down]\nequipment: {a: 1}\n", 2)
+    assert [(p.line, p.code) for p in problems] == [(2, "front-matter-type"), (3, "front-matter-type")]
+    assert "quotes" in problems[0].hint and problems[1].hint.startswith("write a list")
+
+
+def test_a_key_given_twice_warns_at_the_later_one():
+    meta, problems = validate_front_matter("title: First\nlevel: beginner\ntitle: Second\n", 2)
+    (p,) = problems
+    assert (p.severity, p.code, p.line, p.column) == ("warning", "front-matter-duplicate-key", 4, 1)
+    assert "line 2" in p.message and meta["title"] == "Second"
+
+
+def test_unclosed_front_matter_is_an_error_and_a_leading_rule_is_not(make_site):
+    page = "---\ntitle: Squat\nlevel: beginner\n\n# Squat\n\nText.\n"
+    result, _config = make_site({"index.md": "# Home\n", "squat.md": page})
+    assert [(d.code, d.line, d.column) for _path, d in result.errors] == [("front-matter-unclosed", 1, 1)]
+    assert not result.written
+    # a thematic break first, then prose: the author's rule, no front matter meant
+    result, _config = make_site({"index.md": "# Home\n", "squat.md": "---\n\nJust prose: fine.\n"})
+    assert not result.errors and result.written
