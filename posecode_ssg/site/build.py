@@ -193,7 +193,8 @@ def link_diagnostics(page: Page, link_index: LinkIndex, anchors=None) -> list[Di
         if url is None:
             found.append(Diagnostic(
                 code="broken-link", severity="error", line=link.line, column=link.column, message=message,
-                hint="link to a .md/.posecode file or a file in the content folder, relative to this page"))
+                hint="link a page by its file relative to this page (squat.md, ../mobility/cat-cow.md) "
+                     "or by its URL (/strength/squat/)"))
             continue
         fragment = link.target.partition("#")[2]
         known = anchors(target.src_uri) if anchors is not None and target is not None else None

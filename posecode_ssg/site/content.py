@@ -499,7 +499,28 @@ class LinkIndex:
             return hit.url + fragment, None, hit
         if rel in self.static and not trailing:
             return rel + fragment, None, None
-        candidates = list(self.pages_by_src) + sorted(self.static)
-        close = difflib.get_close_matches(rel, candidates, n=1)
-        hint = f" (did you mean '{close[0]}'?)" if close else ""
+        close = self.suggest(page, rel, as_url=path.startswith("/"))
+        hint = f" (did you mean '{close}'?)" if close else ""
         return None, f"broken link '{target}': no page or file '{rel or '/'}' in the content folder{hint}", None
+
+    def suggest(self, page: Page, rel: str, *, as_url: bool) -> str | None:
+        """The page or file a broken link to ``rel`` (content-relative) most likely meant, written
+        as the link was: a site URL (``/section/page/``) when ``as_url``, else a path relative to
+        ``page``'s folder. Names are compared by their last segment without extension (difflib,
+        cutoff 0.6: ``lunge.md`` is not taken for ``index.md``, nor ``plank/`` for ``_index.md``);
+        of equally close ones, the nearest folder wins. None when nothing is close."""
+        def name(path: str) -> str:
+            return posixpath.splitext(posixpath.basename(path.rstrip("/")))[0].lower()
+
+        named: dict[str, list[tuple[str, str]]] = {}   # name -> [(content path, link text)]
+        for src, hit in self.pages_by_src.items():
+            key = name(hit.url) if hit.url else name(src)
+            text = "/" + hit.url if as_url else posixpath.relpath(src, page.folder or ".")
+            named.setdefault(key, []).append((src, text))
+        for src in sorted(self.static):
+            named.setdefault(name(src), []).append((src, "/" + src if as_url else posixpath.relpath(src, page.folder or ".")))
+        close = difflib.get_close_matches(name(rel), list(named), n=1)
+        if not close:
+            return None
+        folder = posixpath.dirname(rel)
+        return min(named[close[0]], key=lambda c: (posixpath.dirname(c[0]) != folder, c[1].count("../"), c[1]))[1]

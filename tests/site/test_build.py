@@ -107,6 +107,20 @@ def test_broken_link_is_an_error_with_file_and_line(make_site):
     assert "lunge.md" in diag.message
 
 
+def test_broken_link_suggestion_is_written_as_the_link_was(make_site):
+    """The fresh-user trial: '../lunge.md' was offered 'index.md' and '/exercises/plank/' the
+    section's '_index.md'. Names are compared without folder and extension, and the suggestion
+    takes the link's own form: a site URL for a site URL, a path from this page for a path."""
+    body = ("[a](/strength/squats/) [b](../mobility/squats.md) [c](squats.md) [d](../lunge.md) "
+            "[e](/strength/plank/) [f](/strenght/)")
+    result, _config = make_site({"index.md": "# Home\n", "strength/_index.md": "# Strength\n",
+                                 "strength/squat.md": page("Squat", "Text."),
+                                 "mobility/cat-cow.md": page("Cat cow", body)})
+    hints = [d.message.partition("(did you mean ")[2].rstrip("?)'").lstrip("'") or None
+             for _p, d in result.errors if d.code == "broken-link"]
+    assert hints == ["/strength/squat/", "../strength/squat.md", "../strength/squat.md", None, None, "/strength/"]
+
+
 def test_cli_reports_file_line_col_and_exits_nonzero(tmp_path, capsys, monkeypatch):
     write_tree(tmp_path / "content", {"a.md": "# A\n\n```posecode\n" + SQUAT.replace("flex 70", "flx 70") + "```\n"})
     monkeypatch.chdir(tmp_path)
