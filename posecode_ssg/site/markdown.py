@@ -166,6 +166,17 @@ class PosecodeEnv:
     reported: set[int] = field(default_factory=set)
 
 
+def _word_column(line: str, message: str) -> int:
+    """1-based column in a fence's opening ``line`` of the first word ``message`` quotes (the
+    attribute or value a fence-attribute problem is about), after the opening fence; 1 when
+    the message quotes none or the word is not on the line."""
+    quoted = re.search(r"'([^']+)'", message)
+    fence = re.match(r"\s*(?:>\s*)*(?:[-*+]\s+|\d+[.)]\s+)?(?:`{3,}|~{3,})", line)
+    start = fence.end() if fence else 0
+    at = line.find(quoted.group(1), start) if quoted else -1
+    return at + 1 if at >= 0 else 1
+
+
 def posecode_env(env: dict) -> PosecodeEnv:
     """Return (creating) the plugin's state in a markdown-it ``env`` dict."""
     state = env.get("posecode")
@@ -256,8 +267,10 @@ def posecode_plugin(
             token.meta["id"] = _unique_id(f"{id_prefix}{count}", pc.ids)
             pc.figures.append(token)
             for problem in info.problems:
-                pc.diagnostics.append(_diag("fence-attribute", "warning", token.map[0] + 1 if token.map else 1,
-                                            1, problem, None))
+                line = token.map[0] + 1 if token.map else 1
+                opener = pc.src_lines[line - 1] if 0 < line <= len(pc.src_lines) else ""
+                pc.diagnostics.append(_diag("fence-attribute", "warning", line, _word_column(opener, problem),
+                                            problem, None))
             if not defer:
                 attach_figure(token, compile_figure(token.content, _figure_options(info)), state.env)
 
