@@ -31,7 +31,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="posecode.toml whose content folder links resolve in (default: ./posecode.toml if present)")
 
     p = sub.add_parser("compile", help="compile one document to motion JSON and/or an SVG poster")
-    p.add_argument("file", metavar="FILE")
+    p.add_argument("file", metavar="FILE", help="a .posecode file, or a Markdown page (its ```posecode fences)")
+    p.add_argument("--fence", type=int, default=1, metavar="N",
+                   help="of a Markdown page, compile the N-th ```posecode fence (default 1)")
     p.add_argument("--json", action="store_true", help="print the compact motion JSON")
     p.add_argument("--poster", metavar="OUT.svg", help="write the SVG poster here")
 

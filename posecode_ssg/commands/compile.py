@@ -1,6 +1,7 @@
 """``posecode-ssg compile FILE [--json] [--poster OUT.svg]``: inspect one document's compiled motion.
 
-FILE is a ``.posecode`` file, or a ``.md`` file whose first ```` ```posecode ```` fence is used.
+FILE is a ``.posecode`` file, or a ``.md`` file whose ``--fence N``-th ```` ```posecode ```` fence
+(default the first) is used; a page with more fences says so on standard error.
 Diagnostics (the parser's, then the motion compiler's ``kinematic-*`` warnings) go to standard
 error in the same compiler format as ``check``; standard output gets a one-screen summary, or the
 compact motion JSON with ``--json`` (see docs/motion-json.md). ``--poster`` writes the SVG poster.
@@ -39,7 +40,7 @@ def _summary(program, doc: dict, ms: float) -> str:
 
 
 def run(args) -> int:
-    """Entry point of ``posecode-ssg compile`` (namespace with ``file``, ``json``, ``poster``)."""
+    """Entry point of ``posecode-ssg compile`` (namespace with ``file``, ``json``, ``poster``, ``fence``)."""
     from posecode_ssg.motion.poster import render_poster
 
     path = Path(args.file)
@@ -50,7 +51,16 @@ def run(args) -> int:
     if not docs:
         print(f"posecode-ssg compile: {args.file} holds no ```posecode fence", file=sys.stderr)
         return 2
-    doc = docs[0]
+    n = getattr(args, "fence", 1) or 1
+    if not 1 <= n <= len(docs):
+        print(f"posecode-ssg compile: {args.file} has {len(docs)} ```posecode fence"
+              f"{'' if len(docs) == 1 else 's'}, not {n}", file=sys.stderr)
+        return 2
+    doc = docs[n - 1]
+    if len(docs) > 1:
+        lines = ", ".join(f"{k} (line {d.fence_line})" for k, d in enumerate(docs, 1))
+        print(f"note: {args.file} has {len(docs)} ```posecode fences: {lines}; compiling fence {n} "
+              f"(--fence N picks another)", file=sys.stderr)
     t0 = time.perf_counter()
     program = add_kinematics(doc)
     ms = (time.perf_counter() - t0) * 1000

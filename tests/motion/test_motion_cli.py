@@ -57,6 +57,20 @@ def test_compile_markdown_fence_reports_file_lines(tmp_path):
     assert f"{md}:8:5: warning[kinematic-reach-short]" in r.stderr
 
 
+def test_compile_picks_a_fence_of_a_page_and_names_the_others(tmp_path):
+    """Fresh-user trial: a page's second fence was never mentioned."""
+    block = 'posecode exercise "{}"\n  rig humanoid\n  pose start = standing\n  step "Up" 1s drive:\n    shoulders: flex 90\n'
+    md = tmp_path / "page.md"
+    md.write_text(f"# Page\n\n```posecode\n{block.format('One')}```\n\n```posecode\n{block.format('Two')}```\n",
+                  encoding="utf-8")
+    first, second = _run(str(md), "--json"), _run(str(md), "--json", "--fence", "2")
+    assert first.returncode == second.returncode == 0
+    assert json.loads(first.stdout)["name"] == "One" and json.loads(second.stdout)["name"] == "Two"
+    assert "has 2 ```posecode fences: 1 (line 3), 2 (line 11); compiling fence 2" in second.stderr
+    third = _run(str(md), "--fence", "3")
+    assert third.returncode == 2 and "has 2 ```posecode fences, not 3" in third.stderr
+
+
 def test_motion_maintenance_commands(tmp_path):
     from posecode_ssg.motion.__main__ import main
     from posecode_ssg.motion.rig import rig_json
