@@ -51,7 +51,7 @@ def run(args) -> int:
     if not docs:
         print(f"posecode-ssg compile: {args.file} holds no ```posecode fence", file=sys.stderr)
         return 2
-    n = getattr(args, "fence", 1) or 1
+    n = getattr(args, "fence", 1)
     if not 1 <= n <= len(docs):
         print(f"posecode-ssg compile: {args.file} has {len(docs)} ```posecode fence"
               f"{'' if len(docs) == 1 else 's'}, not {n}", file=sys.stderr)

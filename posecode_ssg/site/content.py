@@ -513,12 +513,10 @@ class LinkIndex:
             return posixpath.splitext(posixpath.basename(path.rstrip("/")))[0].lower()
 
         named: dict[str, list[tuple[str, str]]] = {}   # name -> [(content path, link text)]
-        for src, hit in self.pages_by_src.items():
-            key = name(hit.url) if hit.url else name(src)
-            text = "/" + hit.url if as_url else posixpath.relpath(src, page.folder or ".")
-            named.setdefault(key, []).append((src, text))
-        for src in sorted(self.static):
-            named.setdefault(name(src), []).append((src, "/" + src if as_url else posixpath.relpath(src, page.folder or ".")))
+        places = [(src, hit.url) for src, hit in self.pages_by_src.items()] + [(src, src) for src in sorted(self.static)]
+        for src, url in places:
+            text = "/" + url if as_url else posixpath.relpath(src, page.folder or ".")
+            named.setdefault(name(url or src), []).append((src, text))
         close = difflib.get_close_matches(name(rel), list(named), n=1)
         if not close:
             return None

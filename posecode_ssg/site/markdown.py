@@ -172,9 +172,12 @@ def _word_column(line: str, message: str) -> int:
     the message quotes none or the word is not on the line."""
     quoted = re.search(r"'([^']+)'", message)
     fence = re.match(r"\s*(?:>\s*)*(?:[-*+]\s+|\d+[.)]\s+)?(?:`{3,}|~{3,})", line)
-    start = fence.end() if fence else 0
-    at = line.find(quoted.group(1), start) if quoted else -1
-    return at + 1 if at >= 0 else 1
+    if quoted is None:
+        return 1
+    # the word as a whole key or value (not inside another attribute's quoted text)
+    word = re.compile(r"(?<=[\s={])" + re.escape(quoted.group(1)) + r"(?=[=\s}]|$)")
+    found = word.search(line, fence.end() if fence else 0)
+    return found.start() + 1 if found else 1
 
 
 def posecode_env(env: dict) -> PosecodeEnv:

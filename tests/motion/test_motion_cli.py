@@ -67,8 +67,9 @@ def test_compile_picks_a_fence_of_a_page_and_names_the_others(tmp_path):
     assert first.returncode == second.returncode == 0
     assert json.loads(first.stdout)["name"] == "One" and json.loads(second.stdout)["name"] == "Two"
     assert "has 2 ```posecode fences: 1 (line 3), 2 (line 11); compiling fence 2" in second.stderr
-    third = _run(str(md), "--fence", "3")
-    assert third.returncode == 2 and "has 2 ```posecode fences, not 3" in third.stderr
+    for n in ("3", "0"):
+        wrong = _run(str(md), "--fence", n)
+        assert wrong.returncode == 2 and f"has 2 ```posecode fences, not {n}" in wrong.stderr
 
 
 def test_motion_maintenance_commands(tmp_path):

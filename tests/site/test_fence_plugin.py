@@ -53,11 +53,11 @@ def test_fence_attribute_warnings_point_at_their_word():
     """Fresh-user trial: the caret of a fence-attribute warning was at column 1 of the opener."""
     md = MarkdownIt("commonmark").use(posecode_plugin, defer=True)
     env: dict = {}
-    opener = "- ```posecode view=sideways colour=red autoplay=maybe"
+    opener = '- ```posecode title="colour maybe" view=sideways colour=red autoplay=maybe'
     md.parse("# Page\n\n" + opener + "\n  " + BLOCK.replace("\n", "\n  ") + "```\n", env)
     got = [(d["line"], d["column"]) for d in posecode_env(env).diagnostics if d["code"] == "fence-attribute"]
-    assert got == [(3, opener.index("sideways") + 1), (3, opener.index("colour") + 1),
-                   (3, opener.index("maybe") + 1)]
+    assert got == [(3, opener.index("sideways") + 1), (3, opener.index("colour=") + 1),
+                   (3, opener.index("=maybe") + 2)]
 
 
 def test_identical_blocks_get_distinct_ids_and_headings_never_collide():
