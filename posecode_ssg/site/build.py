@@ -828,7 +828,7 @@ class _Build:
         for page in share:
             self._finish_page(page)
             record = self.records[page.src_uri]
-            first = next((f for f in record["figures"] if f["poster"]), None)
+            first = _card_figure(record)
             key = first["key"] if first else None
             out.append((page.src_uri, record, key, self.figures[key].poster if key else None))
         return out
@@ -1140,7 +1140,7 @@ class _Build:
         return self.url(self.assets[name])
 
     def _poster_url(self, key: str) -> str | None:
-        dest = f"assets/posters/{key[:20]}.svg"
+        dest = _poster_dest(key)
         if dest not in self.outputs:
             figure = self.figures.get(key)
             if figure is not None and figure.poster:
@@ -1158,7 +1158,7 @@ class _Build:
 
     def _card(self, page: Page, rec: dict) -> dict:
         meta = rec["meta"]
-        first = next((f for f in rec["figures"] if f["poster"]), None)
+        first = _card_figure(rec)
         muscles = meta.get("primary_muscles", []) + [m for m in meta.get("secondary_muscles", [])
                                                       if m not in meta.get("primary_muscles", [])]
         return {
@@ -1191,8 +1191,8 @@ class _Build:
                 rec = self.records.get(page.src_uri)
                 if page.src_uri not in shared or rec is None:
                     continue
-                first = next((f for f in rec["figures"] if f["poster"]), None)
-                dest = f"assets/posters/{first['key'][:20]}.svg" if first else None
+                first = _card_figure(rec)
+                dest = _poster_dest(first["key"]) if first else None
                 if dest is not None and dest not in self.outputs:
                     posters[k][dest] = first["key"]
                     self.outputs[dest] = IN_STAGING
@@ -1681,6 +1681,17 @@ def _page_worker(build: "_Build", share: list[Page], conn) -> None:
         conn.send(("build-error", str(exc)))
     except BaseException:  # noqa: BLE001 - reported to the main process, which raises
         conn.send(("error", traceback.format_exc()))
+
+
+def _card_figure(record: dict) -> dict | None:
+    """The figure whose poster a page's card shows: its first figure with a poster (a page
+    record's ``figures`` entry), or None."""
+    return next((f for f in record["figures"] if f["poster"]), None)
+
+
+def _poster_dest(key: str) -> str:
+    """Site path of the card poster file of the figure ``key`` (content hash)."""
+    return f"assets/posters/{key[:20]}.svg"
 
 
 def _site_view(record: dict) -> dict:
