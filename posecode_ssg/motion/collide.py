@@ -115,7 +115,7 @@ def deepest(w: World, limb: str) -> tuple[float, np.ndarray | None, np.ndarray |
         if _far(*_float_geometry(w, limb)):
             hit = w.rigid_memo[key] = _CLEAR
         else:
-            hit = w.memo[key] = _deepest(w, limb, prefilter=False)
+            hit = w.memo[key] = _deepest(w, limb)
     return hit
 
 
@@ -205,13 +205,12 @@ def _float_geometry(w: World, limb: str) -> tuple[list, float, list]:
     return pts, r, caps
 
 
-def _deepest(w: World, limb: str, prefilter: bool = True) -> tuple[float, np.ndarray | None, np.ndarray | None, str]:
-    if prefilter and _far(*_float_geometry(w, limb)):
-        return (0.0, None, None, "")
+def _deepest(w: World, limb: str) -> tuple[float, np.ndarray | None, np.ndarray | None, str]:
+    """:func:`deepest` measured sample by sample, without the memo and the clearance screen."""
     obs = obstacles(w)
     pts, r, against = limb_samples(w, limb)
     joint = w.pos[LIMBS[limb][1]]
-    best = (0.0, None, None, "")
+    best = _CLEAR
     for name in against:
         a, b, ro = obs[name]
         # the limb's own side of the obstacle: from its axis towards the limb's proximal joint

@@ -269,7 +269,9 @@ def _compose_start_pose(start: str, overrides) -> tuple[Euler, Euler, dict[str, 
     return base_sem, base_eul, _quats(base_eul, None)
 
 
-def _angle_deg(a: np.ndarray, b: np.ndarray) -> float:
+def angle_deg(a: np.ndarray, b: np.ndarray) -> float:
+    """Angle (degrees, 0..180) of the rotation between two unit quaternions (x, y, z, w), from
+    their dot product: 2·acos(|a·b|), either sign of a quaternion the same rotation."""
     d = abs(float(np.dot(a, b)))
     return math.degrees(2 * math.acos(min(1.0, d)))
 
@@ -314,7 +316,7 @@ def compile_ir(ir: IR, *, avatar: str | None = None) -> MotionProgram:
         prev_q, prev_eul = q, eul
 
     last = keyframes[-1]
-    home = (all(last.quat[b] is base_q[b] or _angle_deg(last.quat[b], base_q[b]) <= HOME_TOLERANCE_DEG
+    home = (all(last.quat[b] is base_q[b] or angle_deg(last.quat[b], base_q[b]) <= HOME_TOLERANCE_DEG
                 for b in BONES)
             and abs(turn - 360.0 * round(turn / 360.0)) < 1e-6
             and travel == (0.0, 0.0))

@@ -39,7 +39,7 @@ class _Prepared:
 
     def __init__(self, av: Avatar):
         self.offsets = [(b, p, np.asarray(av.offsets[b], dtype=float)) for b, p in _PARENTS]
-        self.landmark_index = {n: (b, np.asarray(o, dtype=float)) for n, (b, o) in av.landmarks.items()}
+        self.landmark_index = {n: b for n, (b, _o) in av.landmarks.items()}   # landmark -> its bone
         # capsules: (parent bone, child bone or landmark, is a landmark, owner bone, r0, r1)
         self.segments = [(a, b, b not in _BONE_INDEX, b if b in _BONE_INDEX else av.landmarks[b][0], r0, r1)
                          for a, b, r0, r1 in av.segments]
@@ -181,7 +181,7 @@ class World:
                 low = math.inf
                 for a, b, is_mark, r0, r1 in prep.segments_of[owner]:
                     if is_mark:
-                        mb = prep.landmark_index[b][0]
+                        mb = prep.landmark_index[b]
                         yb = pos_t[mb][1] + shapes[mb].mark(b)[1]
                     else:
                         yb = pos_t[b][1]
@@ -449,7 +449,7 @@ class _Landmarks(Mapping):
     def __getitem__(self, name: str) -> np.ndarray:
         value = self._done.get(name)
         if value is None:
-            value = self._done[name] = np.array(_mark_sum(self._pos, self._shapes, self._spec[name][0], name))
+            value = self._done[name] = np.array(_mark_sum(self._pos, self._shapes, self._spec[name], name))
         return value
 
     def __iter__(self):
@@ -469,7 +469,7 @@ def landmark_xyz(w: World, name: str) -> tuple[float, float, float]:
     fk = w.fk_data
     if fk is not None:
         prep, pos, shapes = fk
-        return _mark_sum(pos, shapes, prep.landmark_index[name][0], name)
+        return _mark_sum(pos, shapes, prep.landmark_index[name], name)
     return tuple(w.landmarks[name].tolist())
 
 

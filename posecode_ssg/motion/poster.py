@@ -33,6 +33,7 @@ import numpy as np
 
 from posecode_ssg.language.vocabulary import AXIAL_BONES, BONES, DIGITS, JOINT_GROUPS, SIDES
 
+from .compile import angle_deg
 from .fk import World, forward_kinematics, landmark_xyz
 from .rig import PROP_GEOMETRY
 from .rotation import euler_to_quat, matrix_to_euler, quat_to_matrix, rot_y, slerp
@@ -210,8 +211,7 @@ def _rotation_deg(euler, euler0) -> float:
     if deg is None:
         if len(_ROTATION_DEG) >= 4096:
             _ROTATION_DEG.clear()
-        d = abs(float(euler_to_quat(euler).dot(euler_to_quat(euler0))))
-        deg = _ROTATION_DEG[key] = math.degrees(2 * math.acos(min(1.0, d)))
+        deg = _ROTATION_DEG[key] = angle_deg(euler_to_quat(euler), euler_to_quat(euler0))
     return deg
 
 

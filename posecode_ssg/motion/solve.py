@@ -1113,6 +1113,22 @@ ROUND_SETTLED_M = 1e-7
 ROUND_SETTLED_DEG = 1e-5
 
 
+def _planted(low: dict[str, float], feet: list[str]) -> list[str]:
+    """The locked ``feet`` (sides) whose lowest point (``low``: per ankle bone, m) is within
+    ``plantedHeight`` of the floor."""
+    planted_h = float(SOLVER["plantedHeight"])
+    return [s for s in feet if low[f"ankle_{s}"] <= planted_h]
+
+
+def _held(low: dict[str, float], planted: list[str], anchors: dict) -> list[tuple[str, float, float]]:
+    """The planted feet that have an anchor, each with its horizontal and vertical hold weights
+    (:func:`_hold_weight`, the horizontal one ramping over 0.4-0.6 of ``plantedHeight``);
+    a foot whose horizontal weight is 0 is let go."""
+    held = [(s, _hold_weight(low[f"ankle_{s}"], 0.4, 0.6), _hold_weight(low[f"ankle_{s}"]))
+            for s in planted if f"foot_{s}" in anchors]
+    return [(s, kh, kv) for s, kh, kv in held if kh > 0.0]
+
+
 def _round_settled(pose: _Pose, feet: list[str], carry: list[str], planted: list[str] | None,
                    held: list[tuple[str, float, float]] | None, anchors: dict, semantic_ankle: dict[str, float],
                    level: bool) -> tuple[list[str], list[tuple[str, float, float]]] | None:
@@ -1130,17 +1146,14 @@ def _round_settled(pose: _Pose, feet: list[str], carry: list[str], planted: list
     low = w.lowest_by_bone(_ANKLES)
     if abs(min(low[f"ankle_{s}"] for s in carry)) > tol:
         return None
-    planted_h = float(SOLVER["plantedHeight"])
-    now = [s for s in feet if low[f"ankle_{s}"] <= planted_h]
+    now = _planted(low, feet)
     if planted is not None and now != planted:
         return None
     for s in (now if level else ()):
         lv = _level_angles(w, s, semantic_ankle[s])
         if lv is not None and abs(lv[0] - pose.euler[f"ankle_{s}"][0]) > tol_deg:
             return None
-    again = [(s, _hold_weight(low[f"ankle_{s}"], 0.4, 0.6), _hold_weight(low[f"ankle_{s}"]))
-             for s in now if f"foot_{s}" in anchors]
-    again = [(s, kh, kv) for s, kh, kv in again if kh > 0.0]
+    again = _held(low, now, anchors)
     if held is not None and [s for s, _kh, _kv in again] != [s for s, _kh, _kv in held]:
         return None
     for s, kh, kv in again:
@@ -1158,7 +1171,6 @@ def _round_settled(pose: _Pose, feet: list[str], carry: list[str], planted: list
 
 def _ground_lock(pose: _Pose, locks: tuple[str, ...], anchors: dict[str, np.ndarray],
                  semantic_ankle: dict[str, float], result: PhaseSolution) -> None:
-    planted_h = float(SOLVER["plantedHeight"])
     feet = [s for s in ("left", "right") if f"foot_{s}" in locks]
     uppers = [c for c in locks if c.startswith(("hand", "elbow"))]
     if "back" in locks:
@@ -1192,15 +1204,11 @@ def _ground_lock(pose: _Pose, locks: tuple[str, ...], anchors: dict[str, np.ndar
             (planted, held), settled = again, True
             break
         drop_feet()
-        low = pose.world().lowest_by_bone(_ANKLES)
-        planted = [s for s in feet if low[f"ankle_{s}"] <= planted_h]
+        planted = _planted(pose.world().lowest_by_bone(_ANKLES), feet)
         for s in (planted if level else ()):
             _level_foot(pose, s, semantic_ankle[s])
         drop_feet()
-        low = pose.world().lowest_by_bone(_ANKLES)
-        held = [(s, _hold_weight(low[f"ankle_{s}"], 0.4, 0.6), _hold_weight(low[f"ankle_{s}"]))
-                for s in planted if f"foot_{s}" in anchors]
-        held = [(s, kh, kv) for s, kh, kv in held if kh > 0.0]
+        held = _held(pose.world().lowest_by_bone(_ANKLES), planted, anchors)
         if held:
             w = pose.world()
             errors = []
@@ -1218,14 +1226,13 @@ def _ground_lock(pose: _Pose, locks: tuple[str, ...], anchors: dict[str, np.ndar
                 _swivel(pose, s, anchors[f"foot_{s}"][1], kh)
     firm = {s for s, _kh, kv in held if kv >= 0.999} if feet else set()
     for s in (planted if level else ()):
-        if settled:   # level, on its anchor and heading within the tolerance: the report only
-            rep = _level_report(_level_angles(pose.world(), s, semantic_ankle[s]))
-            if rep is not None and s in firm:
-                result.feet.append(FootReport(s, rep[0], rep[1], 0.0, 0.0))
-            continue
-        rep = _level_foot(pose, s, semantic_ankle[s])
+        # settled: level, on its anchor and heading within the tolerance: the report only
+        rep = (_level_report(_level_angles(pose.world(), s, semantic_ankle[s])) if settled
+               else _level_foot(pose, s, semantic_ankle[s]))
         if rep is not None and s in firm:   # a foot being let go is not a planted foot
             result.feet.append(FootReport(s, rep[0], rep[1], 0.0, 0.0))
+        if settled:
+            continue
         # levelling turned the foot about its ankle: the leg brings its held point back
         kh = next((k for f, k, _kv in held if f == s), 0.0)
         if kh:

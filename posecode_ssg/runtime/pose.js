@@ -7,7 +7,7 @@
 
 import { Skeleton } from "./skeleton.js";
 import { Timeline } from "./timeline.js";
-import { mul } from "./quat.js";
+import { mul, TO_DEG } from "./quat.js";
 import { runPasses } from "./solvers/index.js";
 import { contactResidual, resolveContacts } from "./solvers/contacts.js";
 import { emptyPlan, planSegment } from "./solvers/plan.js";
@@ -241,7 +241,7 @@ export class FigureModel {
     const r = this.rootChannels;
     return { t: this.t, phase: this.phase, bones: byName(ids, sk.point.bind(sk)),
       landmarks: byName(sk.landmarkNames, sk.point.bind(sk)), contacts, warnings,
-      local: quats(this.localQ), orientation: quats(sk.worldQ), frame: { yaw: r[0] * 180 / Math.PI, travel: [r[1], r[2]] },
+      local: quats(this.localQ), orientation: quats(sk.worldQ), frame: { yaw: r[0] * TO_DEG, travel: [r[1], r[2]] },
       segment: this.segment, u: this.ctx.u };
   }
 }

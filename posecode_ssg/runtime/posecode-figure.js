@@ -25,13 +25,13 @@
 
 import { PerspectiveCamera } from "three";
 import { FigureModel } from "./pose.js";
+import { DEG } from "./quat.js";
 import { validateMotion, MotionDataError } from "./validate.js";
 import { Mannequin } from "./mannequin.js";
 import { add as track, cssVars, remove as untrack, wake, nextFrame, stats } from "./stage.js";
 
 const SPEEDS = [0.25, 0.5, 1, 1.5, 2];
 const FOV = 30;
-const DEG = Math.PI / 180;
 const VIEWS = { side: -90, front: 0 };
 const DEFAULT_AZIMUTH = -35, DEFAULT_ELEVATION = 10;
 /** Keys that turn (azimuth, elevation in degrees) or zoom (factor) the view; with Shift the
