@@ -432,7 +432,7 @@ HAND_STATES: Mapping[str, Mapping[str, float]] = MappingProxyType({
 # Solver constants shared by the build-time solve and the runtime (KR §6, §7, §12)
 # ---------------------------------------------------------------------------------------------
 
-SOLVER: Mapping[str, float] = MappingProxyType({
+SOLVER: Mapping[str, Any] = MappingProxyType({
     "ccdIterations": 12,          # KR §7
     "ccdStopDistance": 0.01,      # m, KR §7 (squared distance < 1e-4)
     "gripStopDistance": 0.002,    # m: a grip's arm CCD stops nearer (issue 5: grip residual ≤ 5 mm)
@@ -465,6 +465,19 @@ SOLVER: Mapping[str, float] = MappingProxyType({
     "pivotRounds": 2,             # hands/forearms + feet: rounds of pivot + hold (solve.py _ground_lock)
     "armSoftReach": 0.01,         # m: soft IK band of a held arm near full extension (solve.py _soft_reach)
     "palmRounds": 3,              # locked hands: rounds of the arm IK hold (solve.py _hold_uppers)
+    # a ground-locked foot's hold weight (1 -> 0, smoothstep) over its lowest point's height as
+    # fractions of plantedHeight: its height is let go over the first band, its place over the
+    # second, so a foot the authored joints lift rises before it slides
+    "holdHeightBand": (0.2, 0.4),
+    "holdPlaceBand": (0.4, 0.6),
+    "firmHold": 0.999,            # a hold weight at or above this is a firm hold (planted, reported)
+    "levelMissDeg": 0.25,         # deg: a levelled foot short of flat by more than this is reported
+    "pivotProbeStep": 0.01,       # rad: finite-difference step of the hands/forearms pivot's Newton step
+    # reach CCD chains by effector kind: the joints turned, root first (the effector's own bone,
+    # the chain's end, excluded)
+    "reachChains": MappingProxyType({"hand": ("shoulder", "elbow"), "fist": ("shoulder", "elbow"),
+                                     "elbow": ("shoulder",), "foot": ("hip", "knee"), "knee": ("hip",)}),
+    "propTops": ("box", "seat"),  # props whose anchor is a top surface: a foot meets it with the sole
 })
 
 
@@ -522,7 +535,7 @@ def rig_json() -> dict[str, Any]:
         "backBones": list(BACK_BONES),
         "handStates": {k: dict(v) for k, v in HAND_STATES.items()},
         "digits": list(DIGITS),
-        "solver": dict(SOLVER),
+        "solver": {k: dict(v) if isinstance(v, Mapping) else v for k, v in SOLVER.items()},
     }
 
 
