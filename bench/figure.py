@@ -30,7 +30,7 @@ from build import block  # noqa: E402
 from posecode_ssg.language import parse  # noqa: E402
 from posecode_ssg.motion import compile_ir  # noqa: E402
 from posecode_ssg.motion.poster import choose_view, render_poster  # noqa: E402
-from posecode_ssg.motion.solve import kinematic_diagnostics  # noqa: E402
+from posecode_ssg.motion.diagnostics import kinematic_diagnostics  # noqa: E402
 from posecode_ssg.site.figures import compile_figure  # noqa: E402
 
 STAGES = ("parse", "compile", "json", "solve", "view", "poster")

@@ -22,7 +22,8 @@ rolled soles, lifted locks and planted points, and the solved base pose. Equalit
 where a field differs, the largest absolute difference is printed.
 
 **Site** (``site``): every file of two builds compared byte for byte, after masking the
-content-hashed asset names (``name.<hash>.ext``) and the ``solver`` and per-phase fields that
+content-hashed asset names (``name.<hash>.ext``; card posters, named by figure key, are named
+by their content instead) and the ``solver`` and per-phase fields that
 a change is declared to add (``--mask-json-keys a,b``: removed from rig.json and motion JSON
 before comparing).
 
@@ -229,16 +230,34 @@ def _masked(data: bytes, keys: set[str]) -> bytes:
     return re.sub(rb'(<script type="application/json"[^>]*>)(.*?)(</script>)', inline, data, flags=re.S)
 
 
+def _poster_names(root: Path) -> dict[bytes, bytes]:
+    """Card poster files (``assets/posters/<figure key>.svg``) -> the sha256 of their content:
+    the figure key hashes the compiler's source (site/figures.py ``compiler_fingerprint``), so
+    any code change renames them; named by content, the two builds' posters pair up."""
+    import hashlib
+
+    folder = root / "assets" / "posters"
+    return {p.stem.encode(): hashlib.sha256(p.read_bytes()).hexdigest()[:20].encode()
+            for p in folder.glob("*.svg")} if folder.is_dir() else {}
+
+
 def compare_sites(a: Path, b: Path, keys: set[str]) -> list[str]:
-    """Files that differ between two site folders (hashed names masked, ``keys`` dropped)."""
-    def files(root: Path) -> dict[str, Path]:
-        return {_HASHED.sub(rb".HASH.\1", p.relative_to(root).as_posix().encode()).decode(): p
+    """Files that differ between two site folders (hashed names masked, card posters named by
+    their content, ``keys`` dropped)."""
+    def renamer(root: Path):
+        names = _poster_names(root)
+        pattern = re.compile(rb"posters/([0-9a-f]{20})\.svg")
+        return lambda data: pattern.sub(lambda m: b"posters/" + names.get(m.group(1), m.group(1)) + b".svg", data)
+
+    def files(root: Path, rename) -> dict[str, Path]:
+        return {rename(_HASHED.sub(rb".HASH.\1", p.relative_to(root).as_posix().encode())).decode(): p
                 for p in root.rglob("*") if p.is_file()}
 
-    fa, fb = files(a), files(b)
+    ra, rb_ = renamer(a), renamer(b)
+    fa, fb = files(a, ra), files(b, rb_)
     found = [f"{n}: only in {'after' if n not in fa else 'before'}" for n in sorted(set(fa) ^ set(fb))]
     for n in sorted(set(fa) & set(fb)):
-        if _masked(fa[n].read_bytes(), keys) != _masked(fb[n].read_bytes(), keys):
+        if _masked(ra(fa[n].read_bytes()), keys) != _masked(rb_(fb[n].read_bytes()), keys):
             found.append(f"{n}: differs")
     return found
 

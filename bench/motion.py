@@ -32,7 +32,7 @@ def main() -> int:
     from posecode_ssg.language.ir import IR
     from posecode_ssg.motion import compile_ir
     from posecode_ssg.motion.poster import render_phase_strip, render_poster
-    from posecode_ssg.motion.solve import kinematic_diagnostics
+    from posecode_ssg.motion.diagnostics import kinematic_diagnostics
 
     files = sorted(args.examples.glob("*.expected.json"))
     if not files:

@@ -150,7 +150,7 @@ class RuntimeSite:
         self.base_url = base_url.rstrip("/")
         if not BUNDLE.exists():
             pytest.skip("runtime bundle not built (pip install -e . with Node.js, or npm ci && npm run build)")
-        from posecode_ssg.motion.rig import rig_json
+        from posecode_ssg.motion.rigjson import rig_json
 
         (root / "assets").mkdir(exist_ok=True)
         shutil.copyfile(BUNDLE, root / "assets" / "posecode-runtime.js")

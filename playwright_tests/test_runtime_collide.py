@@ -2,7 +2,7 @@
 numpy keyframe solve at phase ends, and 60 Hz whole-loop checks (wrap included) that nothing
 passes into a prop's blocking face or a free limb into the body by more than 5 mm, and that reach
 residuals are reported. Penetration and self-collision are measured here in Python, on the
-sampled joints, with the numpy model (posecode_ssg/motion/collide.py, solve.py `_owned_depth`)."""
+sampled joints, with the numpy model (posecode_ssg/motion/collide.py, solve/proplimbs.py `owned_depth`)."""
 
 from __future__ import annotations
 
@@ -14,12 +14,17 @@ import pytest
 from posecode_ssg.motion.collide import LIMBS, deepest
 from posecode_ssg.motion.fk import World
 from posecode_ssg.motion.rig import PROP_GEOMETRY, SOLVER, avatar
-from posecode_ssg.motion.solve import _owned_depth
-
+from posecode_ssg.motion.solve.proplimbs import owned_depth
 from tests.motion.helpers_motion import LOWER_THE_LEFT_FOOT_FROM_THE_BOX
 
-from .pages import compiled_example, example_names, figure_html, motion, needs_browser
-from .pages import READY_ALL
+from .pages import (
+    READY_ALL,
+    compiled_example,
+    example_names,
+    figure_html,
+    motion,
+    needs_browser,
+)
 from .test_runtime_figure import worst_difference_at_phase_ends
 
 pytestmark = needs_browser
@@ -88,7 +93,7 @@ def prop_penetration(sample: dict, doc: dict, avatar_id: str, leaving: frozenset
                     # and the foot, as the eval's shin capsule: SOLVER["shinOverhang"] past the ankle
                     pts.append((b + (b - a) / np.linalg.norm(b - a) * SOLVER["shinOverhang"], col["shin"], f"foot_{s}"))
             for p, r, part in pts:
-                worst = max(worst, (_owned_depth(face, p, r), f"{prop} {face['name']} {part}"))
+                worst = max(worst, (owned_depth(face, p, r), f"{prop} {face['name']} {part}"))
     return worst
 
 
@@ -240,7 +245,11 @@ def test_a_foot_stepping_off_the_box_lifts_off_its_top_without_a_jump(rt_page, r
     # the box at once (the knee jumped ~600 rad/s at the keyframe); it now rises off the top
     # first, then crosses the near edge: joint velocity continuous at the keyframe (eval's
     # allowance), the sole never below the top, the shin clear once it has risen.
-    from posecode_ssg.evaluate.metrics import VELOCITY_ABS, VELOCITY_REL, rotation_vectors
+    from posecode_ssg.evaluate.metrics import (
+        VELOCITY_ABS,
+        VELOCITY_REL,
+        rotation_vectors,
+    )
 
     docs = {"step-on-off": compiled_text(STEP_ON_OFF, avatar)}
     if "step-up" in example_names():
@@ -324,7 +333,7 @@ def test_pirouette_retire_is_reported_by_the_build(rt_page, runtime_site):
     # the one conformance example whose free limb stays inside the body: the build says so
     from posecode_ssg.language import parse
     from posecode_ssg.motion import compile_ir
-    from posecode_ssg.motion.solve import kinematic_diagnostics
+    from posecode_ssg.motion.diagnostics import kinematic_diagnostics
 
     from .pages import shared_path
 

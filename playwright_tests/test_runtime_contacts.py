@@ -213,7 +213,7 @@ KNOWN = {
 
 @pytest.mark.parametrize("avatar", ["avatar1", "avatar2", "avatar3"])
 def test_locks_pins_and_grips_hold_at_60_hz_over_the_whole_loop(rt_page, runtime_site, avatar):
-    from posecode_ssg.motion.rig import rig_json
+    from posecode_ssg.motion.rigjson import rig_json
 
     solver = rig_json()["solver"]
     names = contact_examples()
@@ -250,7 +250,7 @@ def phase_end_sample(samples: list[dict], doc: dict, index: int) -> dict:
 
 
 def test_mo_planted_feet_skate_over_the_whole_loop(rt_page, runtime_site):
-    from posecode_ssg.motion.rig import rig_json
+    from posecode_ssg.motion.rigjson import rig_json
 
     solver = rig_json()["solver"]
     docs = {"squat": bug_case("mo-planted-feet-skate", "squat"),
@@ -284,7 +284,7 @@ def test_mo_planted_feet_skate_over_the_whole_loop(rt_page, runtime_site):
 
 
 def test_mo_deadlift_heel_lift_over_the_whole_loop(rt_page, runtime_site):
-    from posecode_ssg.motion.rig import rig_json
+    from posecode_ssg.motion.rigjson import rig_json
 
     rig = rig_json()
     solver, lo = rig["solver"], rig["rom"]["ankle_left"]["x"][0]

@@ -130,7 +130,7 @@ def test_pin_grip_and_ground_lock_agree_with_the_numpy_solve_at_phase_ends(rt_pa
 
 
 def test_pull_up_hangs_from_the_bar_and_takes_hold_without_a_jump(rt_page, runtime_site):
-    from posecode_ssg.motion.rig import rig_json
+    from posecode_ssg.motion.rigjson import rig_json
 
     rig = rig_json()
     bar = rig["props"]["bar"]["anchors"]
@@ -219,7 +219,7 @@ def test_every_body_number_comes_from_rig_json(rt_page, runtime_site):
     import copy
     import json
 
-    from posecode_ssg.motion.rig import rig_json
+    from posecode_ssg.motion.rigjson import rig_json
 
     rig = copy.deepcopy(rig_json())
     av = rig["avatars"]["avatar1"]

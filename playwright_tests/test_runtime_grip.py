@@ -45,7 +45,7 @@ def load():
 
 
 def anchors() -> dict[str, np.ndarray]:
-    from posecode_ssg.motion.rig import rig_json
+    from posecode_ssg.motion.rigjson import rig_json
 
     return {k: np.array(v) for p in rig_json()["props"].values() for k, v in p.get("anchors", {}).items()}
 

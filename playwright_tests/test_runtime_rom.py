@@ -78,7 +78,7 @@ def test_excess_measure_itself():
 
 
 def rom_boxes() -> dict:
-    from posecode_ssg.motion.rig import rig_json
+    from posecode_ssg.motion.rigjson import rig_json
 
     return rig_json()["rom"]
 

@@ -29,7 +29,7 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 from posecode_ssg.language import parse
 from posecode_ssg.language import vocabulary as V
 from posecode_ssg.motion import compile_ir
-from posecode_ssg.motion.solve import kinematic_diagnostics
+from posecode_ssg.motion.diagnostics import kinematic_diagnostics
 from posecode_ssg.site.content import validate_front_matter
 from posecode_ssg.site.fences import extract_posecode_blocks
 

@@ -84,7 +84,7 @@ def add_kinematics(doc: CheckedDocument):
     if doc.result.ir is None:
         return None
     from posecode_ssg.motion import compile_ir
-    from posecode_ssg.motion.solve import kinematic_diagnostics, with_columns
+    from posecode_ssg.motion.diagnostics import kinematic_diagnostics, with_columns
 
     program = compile_ir(doc.result.ir)
     kin = kinematic_diagnostics(program)

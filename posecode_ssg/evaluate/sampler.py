@@ -183,7 +183,7 @@ class RuntimePage:
         if not RUNTIME_BUNDLE.exists():
             raise RuntimeMissing(f"the runtime bundle {RUNTIME_BUNDLE} is not built; run "
                                  "`pip install -e .` (needs Node.js) or `npm ci && npm run build`")
-        from posecode_ssg.motion.rig import rig_json
+        from posecode_ssg.motion.rigjson import rig_json
 
         self.rig = rig if rig is not None else rig_json()
         self._files = {

@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     if args.cmd == "rig":
-        from .rig import write_rig_json
+        from .rigjson import write_rig_json
 
         write_rig_json(args.out)
         return 0

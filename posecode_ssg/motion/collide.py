@@ -29,10 +29,9 @@ import numpy as np
 
 from .fk import World
 from .rig import SOLVER
-from .rotation import cross3, norm3, turned_euler
+from .rotation import norm3
 
-__all__ = ["obstacles", "limb_samples", "deepest", "self_collision_depth", "resolve_self_collision",
-           "LIMBS"]
+__all__ = ["obstacles", "limb_samples", "deepest", "self_collision_depth", "LIMBS"]
 
 _FRACTIONS = (0.15, 0.45, 0.75, 1.0)
 #: limb name -> (side, proximal joint it turns, effectors whose contact exempts it)

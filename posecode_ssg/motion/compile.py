@@ -29,10 +29,16 @@ import numpy as np
 
 from posecode_ssg.language.ir import IR, Contact
 from posecode_ssg.language.rom import rom_box as _rom_box_uncached
-from posecode_ssg.language.vocabulary import AVATARS, BONES, DEFAULT_AVATAR, expand_ground_lock
+from posecode_ssg.language.vocabulary import (
+    AVATARS,
+    BONES,
+    DEFAULT_AVATAR,
+    expand_ground_lock,
+)
 
 from .rig import DEFAULT_START_POSE, START_POSES_TABLE
 from .rotation import align_hemisphere, euler_to_quat, round_quat
+from .startpose import grounded_start_root
 
 #: the bones' ROM boxes, a fixed table made once per bone (callers only read it)
 rom_box = lru_cache(maxsize=None)(_rom_box_uncached)
@@ -108,7 +114,6 @@ class MotionProgram:
         """Root position (m) of the composed start pose after the bounding-box drop (the lowest
         mesh point on y = 0) for this program's avatar."""
         if self._base_root is None:
-            from .solve import grounded_start_root   # local import: solve imports rig/fk only
             self._base_root = grounded_start_root(self.start_pose, self.avatar, self.base_euler)
         return self._base_root.copy()
 
@@ -140,7 +145,6 @@ class MotionProgram:
                 base[b] = rq
         out["base"] = base
         root = self.base_root()
-        from .solve import grounded_start_root
         builtin = grounded_start_root(self.start_pose, self.avatar)
         if max(abs(a - b) for a, b in zip(root.tolist(), builtin.tolist())) > 5e-4:
             out["root"] = [_num(c) for c in root]

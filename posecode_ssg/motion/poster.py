@@ -31,7 +31,13 @@ from pathlib import Path
 
 import numpy as np
 
-from posecode_ssg.language.vocabulary import AXIAL_BONES, BONES, DIGITS, JOINT_GROUPS, SIDES
+from posecode_ssg.language.vocabulary import (
+    AXIAL_BONES,
+    BONES,
+    DIGITS,
+    JOINT_GROUPS,
+    SIDES,
+)
 
 from .compile import angle_deg
 from .fk import World, forward_kinematics, landmark_xyz
@@ -499,7 +505,7 @@ def render_phase_strip(program, *, flip: bool = False, view: str | None = None,
     ]
     for k, (prims, label) in enumerate(cells):
         dx = k * cw - x0 + 0.15
-        parts.append(f'<g class="pc-cell">')
+        parts.append('<g class="pc-cell">')
         parts.append(f'<line class="pc-ground" stroke-width="2" x1="{_f(k * cw + 0.05)}" y1="0" '
                      f'x2="{_f((k + 1) * cw - 0.05)}" y2="0"/>')
         parts += _svg_prims([p for p in props if p.cls == "prop"], dx=dx)

@@ -23,23 +23,18 @@ rotations compose as intrinsic X-Y-Z Euler angles (R = Rx·Ry·Rz).
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping
 
 from posecode_ssg.language.rom import rom_box
 from posecode_ssg.language.vocabulary import (
     AVATARS,
-    BACK_BONES,
-    BONES,
     BONE_JOINT_TYPE,
+    BONES,
     DEFAULT_AVATAR,
-    DIGITS,
-    EFFECTOR_BONE,
     PROP_ANCHORS,
     PROPS,
     SIDES,
@@ -165,12 +160,13 @@ def _mirror(v: tuple[float, float, float], side: str | None) -> tuple[float, flo
     return (-v[0], v[1], v[2]) if side == "right" else v
 
 
-def _r(v: float) -> float:
+def round5(v: float) -> float:
+    """``v`` rounded to 5 decimals (10 µm, 0.00001°): how rig numbers are written."""
     return round(float(v), 5)
 
 
 def _vec(v, k: float = 1.0) -> list[float]:
-    return [_r(c * k) for c in v]
+    return [round5(c * k) for c in v]
 
 
 @dataclass(frozen=True)
@@ -208,21 +204,21 @@ def _build_avatar(avatar_id: str) -> Avatar:
         if jt in ("finger", "thumb"):
             digit = bone.split("_")[0]
             tip = _mirror(ps.tips[digit], side)
-            offsets[bone] = tuple(_r(c * KNUCKLE_FRACTION * k) for c in tip)
-            landmarks[f"{digit}_tip_{side}"] = (bone, tuple(_r(c * (1 - KNUCKLE_FRACTION) * k) for c in tip))
+            offsets[bone] = tuple(round5(c * KNUCKLE_FRACTION * k) for c in tip)
+            landmarks[f"{digit}_tip_{side}"] = (bone, tuple(round5(c * (1 - KNUCKLE_FRACTION) * k) for c in tip))
         else:
-            offsets[bone] = tuple(_r(c * k) for c in _mirror(ps.offsets[jt], side))
+            offsets[bone] = tuple(round5(c * k) for c in _mirror(ps.offsets[jt], side))
     drop_shift = ps.sole_drop - 0.042   # KR §2.2: a calibrated shoe shifts down by (soleDrop − 0.042)
-    sole_center = (0.0, _r((_SOLE_CENTER[1] - drop_shift) * k), _r(_SOLE_CENTER[2] * k))
+    sole_center = (0.0, round5((_SOLE_CENTER[1] - drop_shift) * k), round5(_SOLE_CENTER[2] * k))
     hand_len = abs(ps.tips["middle"][1])
     for side in SIDES:
         ankle = f"ankle_{side}"
-        landmarks[f"heel_{side}"] = (ankle, (0.0, _r(-ps.sole_drop * k), _r(_SOLE_HEEL_Z * k)))
-        landmarks[f"toe_{side}"] = (ankle, (0.0, _r(-ps.sole_drop * k), _r(_SOLE_TOE_Z * k)))
-        landmarks[f"sole_{side}"] = (ankle, (0.0, _r(-ps.sole_drop * k), _r(_SOLE_CENTER[2] * k)))
+        landmarks[f"heel_{side}"] = (ankle, (0.0, round5(-ps.sole_drop * k), round5(_SOLE_HEEL_Z * k)))
+        landmarks[f"toe_{side}"] = (ankle, (0.0, round5(-ps.sole_drop * k), round5(_SOLE_TOE_Z * k)))
+        landmarks[f"sole_{side}"] = (ankle, (0.0, round5(-ps.sole_drop * k), round5(_SOLE_CENTER[2] * k)))
         # palm centre on the palm surface (the palm faces wrist local +Z, KR §2.2)
-        landmarks[f"palm_{side}"] = (f"wrist_{side}", (0.0, _r(-0.4 * hand_len * k), _r(0.025 * k)))
-    landmarks["head_top"] = ("head", (0.0, _r(ps.head_top * k), 0.0))
+        landmarks[f"palm_{side}"] = (f"wrist_{side}", (0.0, round5(-0.4 * hand_len * k), round5(0.025 * k)))
+    landmarks["head_top"] = ("head", (0.0, round5(ps.head_top * k), 0.0))
     segments: list[tuple[str, str, float, float]] = []
     for bone in BONES:
         jt = BONE_JOINT_TYPE[bone]
@@ -232,11 +228,11 @@ def _build_avatar(avatar_id: str) -> Avatar:
         if jt in ("finger", "thumb"):
             digit = bone.split("_")[0]
             side = bone_side(bone)
-            segments.append((parent, bone, _r(_PALM_BAR_RADIUS * k), _r(_PALM_BAR_RADIUS * k)))
-            segments.append((bone, f"{digit}_tip_{side}", _r(_DIGIT_RADIUS * k), _r(_DIGIT_RADIUS * k)))
+            segments.append((parent, bone, round5(_PALM_BAR_RADIUS * k), round5(_PALM_BAR_RADIUS * k)))
+            segments.append((bone, f"{digit}_tip_{side}", round5(_DIGIT_RADIUS * k), round5(_DIGIT_RADIUS * k)))
         else:
             r0, r1 = _SEGMENT_RADII[jt]
-            segments.append((parent, bone, _r(r0 * k), _r(r1 * k)))
+            segments.append((parent, bone, round5(r0 * k), round5(r1 * k)))
     volumes = []
     for name, jt, r, scale, off in _VOLUMES:
         bones = [jt] if jt in ("pelvis", "chest", "head") else [f"{jt}_{s}" for s in SIDES]
@@ -245,17 +241,17 @@ def _build_avatar(avatar_id: str) -> Avatar:
             o = _mirror(off, side)
             if name == "shoe":
                 o = (o[0], o[1] - drop_shift, o[2])
-            volumes.append((name, bone, _r(r * k), scale, tuple(_r(c * k) for c in o)))
+            volumes.append((name, bone, round5(r * k), scale, tuple(round5(c * k) for c in o)))
     # standing height: root origin to skull top, with the root grounded so the sole is on y = 0
     y_ankle = sum(offsets[b][1] for b in ("pelvis", "hip_left", "knee_left", "ankle_left"))
     y_head = sum(offsets[b][1] for b in ("pelvis", "spine", "chest", "neck", "head"))
-    height = _r(y_head + ps.head_top * k - (y_ankle - ps.sole_drop * k))
+    height = round5(y_head + ps.head_top * k - (y_ankle - ps.sole_drop * k))
     return Avatar(
         id=avatar_id, label=ps.label, offsets=MappingProxyType(offsets),
         landmarks=MappingProxyType(landmarks), segments=tuple(segments), volumes=tuple(volumes),
-        sole_size=tuple(_r(c * k) for c in _SOLE_SIZE), sole_center=sole_center,
-        sole_drop=_r(ps.sole_drop * k),
-        collision=MappingProxyType({n: _r(v * k) for n, v in ps.collision.items()}), height=height,
+        sole_size=tuple(round5(c * k) for c in _SOLE_SIZE), sole_center=sole_center,
+        sole_drop=round5(ps.sole_drop * k),
+        collision=MappingProxyType({n: round5(v * k) for n, v in ps.collision.items()}), height=height,
     )
 
 
@@ -479,68 +475,3 @@ SOLVER: Mapping[str, Any] = MappingProxyType({
                                      "elbow": ("shoulder",), "foot": ("hip", "knee"), "knee": ("hip",)}),
     "propTops": ("box", "seat"),  # props whose anchor is a top surface: a foot meets it with the sole
 })
-
-
-# ---------------------------------------------------------------------------------------------
-# rig.json
-# ---------------------------------------------------------------------------------------------
-
-
-def _avatar_json(av: Avatar) -> dict[str, Any]:
-    return {
-        "label": av.label,
-        "height": av.height,
-        "offsets": {b: list(v) for b, v in av.offsets.items()},
-        "landmarks": {n: {"bone": b, "offset": list(o)} for n, (b, o) in av.landmarks.items()},
-        "segments": [{"from": a, "to": b, "r": [r0, r1]} for a, b, r0, r1 in av.segments],
-        "volumes": [{"name": n, "bone": b, "r": r, "scale": list(s), "offset": list(o)}
-                    for n, b, r, s, o in av.volumes],
-        "sole": {"size": list(av.sole_size), "center": list(av.sole_center), "drop": av.sole_drop},
-        "collision": dict(av.collision),
-    }
-
-
-def rig_json() -> dict[str, Any]:
-    """Return the rig as a JSON-ready dict (the content of ``rig.json``; layout in
-    docs/motion-json.md). Includes every avatar, the ROM boxes, start poses (with their grounded
-    root position per avatar, computed by :mod:`posecode_ssg.motion.solve`), props, effector map,
-    hand states and solver constants."""
-    from .solve import grounded_start_root  # local import: solve imports this module
-
-    start_poses = {}
-    for name, sp in START_POSES_TABLE.items():
-        start_poses[name] = {
-            "root": {"position": list(sp.root_position), "euler": list(sp.root_euler)},
-            "joints": {b: list(v) for b, v in sp.joints.items()},
-            "tilted": sp.tilted,
-            "groundedRoot": {a: [_r(c) for c in grounded_start_root(name, a)] for a in AVATARS},
-        }
-    return {
-        "format": FORMAT,
-        "conventions": {
-            "units": "metres, degrees",
-            "up": "+Y", "forward": "+Z", "figureLeft": "+X",
-            "euler": "intrinsic XYZ: q = qX(x) * qY(y) * qZ(z)",
-            "quaternion": "[x, y, z, w]",
-        },
-        "bones": [{"id": b, "parent": PARENT[b], "type": BONE_JOINT_TYPE[b]} for b in BONES],
-        "rom": {b: {ax: list(lim) for ax, lim in ROM[b].items()} for b in BONES},
-        "defaultAvatar": DEFAULT_AVATAR,
-        "avatars": {a: _avatar_json(avatar(a)) for a in AVATARS},
-        "defaultStartPose": DEFAULT_START_POSE,
-        "startPoses": start_poses,
-        "props": {p: dict(g) for p, g in PROP_GEOMETRY.items()},
-        "surfaces": dict(PROP_SURFACES),
-        "effectors": dict(EFFECTOR_BONE),
-        "backBones": list(BACK_BONES),
-        "handStates": {k: dict(v) for k, v in HAND_STATES.items()},
-        "digits": list(DIGITS),
-        "solver": {k: dict(v) if isinstance(v, Mapping) else v for k, v in SOLVER.items()},
-    }
-
-
-def write_rig_json(path: str | Path) -> Path:
-    """Write :func:`rig_json` to ``path`` (compact UTF-8 JSON) and return the path."""
-    p = Path(path)
-    p.write_text(json.dumps(rig_json(), separators=(",", ":")), encoding="utf-8")
-    return p

@@ -1069,7 +1069,7 @@ class _Build:
         self.runtime_url = self.rig_url = None
         rig = None
         try:
-            from posecode_ssg.motion.rig import rig_json
+            from posecode_ssg.motion.rigjson import rig_json
 
             rig = _json_bytes(rig_json())
         except ImportError:

@@ -8,7 +8,8 @@ import numpy as np
 
 from posecode_ssg.evaluate.sampler import Samples, Timing
 from posecode_ssg.motion.fk import forward_kinematics
-from posecode_ssg.motion.rig import avatar, rig_json
+from posecode_ssg.motion.rig import avatar
+from posecode_ssg.motion.rigjson import rig_json
 from posecode_ssg.motion.rotation import euler_to_matrix
 
 RIG = rig_json()

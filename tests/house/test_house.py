@@ -140,7 +140,6 @@ def test_no_module_longer_than_the_limit():
     assert long == {}, f"modules over {MAX_LINES} lines: {long}"
 
 
-@_SPLITTING
 def test_no_python_import_circles():
     assert cycles(python_import_graph()) == []
 

@@ -8,12 +8,12 @@ import math
 
 import numpy as np
 import pytest
+from helpers_motion import shared_path
 
 from posecode_ssg.language import parse
 from posecode_ssg.motion import compile_ir
-from posecode_ssg.motion.solve import kinematic_diagnostics, solve_keyframes
-from helpers_motion import shared_path
-
+from posecode_ssg.motion.diagnostics import kinematic_diagnostics
+from posecode_ssg.motion.solve import solve_keyframes
 
 PLANT = 0.005
 

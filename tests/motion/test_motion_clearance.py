@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import math
 
-from posecode_ssg.motion.rig import SOLVER
-from posecode_ssg.motion.solve import _heel_down, solve_keyframes
-
 from helpers_motion import compile_source
+
+from posecode_ssg.motion.rig import SOLVER
+from posecode_ssg.motion.solve import solve_keyframes
+from posecode_ssg.motion.solve.measure import heel_down
 
 # plank on the hands and the left toes; the right thigh turned to hang straight under the hip:
 # its knee would be ~6 cm under the floor
@@ -116,6 +117,6 @@ def test_a_free_foot_is_on_its_heel_for_a_phase_only_when_it_is_so_at_both_keyfr
     sol = solve_keyframes(compile_source(POINT))
     flat, pointed = sol.base, sol.phases[0].world
     assert float(pointed.landmarks["heel_right"][1]) > float(pointed.landmarks["toe_right"][1]) + 0.05
-    assert _heel_down(flat, "right")          # a flat foot counts as on its heel (1 mm tie)
-    assert not _heel_down(pointed, "right")
-    assert _heel_down(None, "right")          # no start keyframe to compare
+    assert heel_down(flat, "right")          # a flat foot counts as on its heel (1 mm tie)
+    assert not heel_down(pointed, "right")
+    assert heel_down(None, "right")          # no start keyframe to compare

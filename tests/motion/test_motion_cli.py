@@ -8,10 +8,9 @@ import sys
 import xml.etree.ElementTree as ET
 
 import jsonschema
-
-from posecode_ssg.motion import SCHEMA_PATH
 from helpers_motion import shared_path
 
+from posecode_ssg.motion import SCHEMA_PATH
 
 
 def _run(*args):
@@ -74,7 +73,7 @@ def test_compile_picks_a_fence_of_a_page_and_names_the_others(tmp_path):
 
 def test_motion_maintenance_commands(tmp_path):
     from posecode_ssg.motion.__main__ import main
-    from posecode_ssg.motion.rig import rig_json
+    from posecode_ssg.motion.rigjson import rig_json
 
     src = shared_path("conformance", "examples", "squat.posecode")
     assert main(["sheet", str(tmp_path / "s.svg"), str(src)]) == 0

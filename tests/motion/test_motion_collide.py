@@ -7,21 +7,23 @@ import math
 
 import numpy as np
 import pytest
+from helpers_motion import compile_source
 
 from posecode_ssg.language.rom import rom_box
 from posecode_ssg.language.vocabulary import BONES
-from posecode_ssg.motion.collide import LIMBS, deepest, resolve_self_collision, self_collision_depth
+from posecode_ssg.motion.collide import LIMBS, deepest, self_collision_depth
+from posecode_ssg.motion.diagnostics import kinematic_diagnostics
 from posecode_ssg.motion.rig import SOLVER, avatar
 from posecode_ssg.motion.rotation import euler_to_matrix
-from posecode_ssg.motion.solve import _Pose, kinematic_diagnostics, solve_keyframes
+from posecode_ssg.motion.solve import solve_keyframes
+from posecode_ssg.motion.solve.pose import Pose
+from posecode_ssg.motion.solve.selfcollision import resolve_self_collision
 
-from helpers_motion import compile_source
 
-
-def pose(euler: dict, avatar_id: str = "avatar1") -> _Pose:
+def pose(euler: dict, avatar_id: str = "avatar1") -> Pose:
     full = {b: (0.0, 0.0, 0.0) for b in BONES}
     full.update(euler)
-    return _Pose(avatar(avatar_id), full, (0.0, 1.0, 0.0), np.eye(3))
+    return Pose(avatar(avatar_id), full, (0.0, 1.0, 0.0), np.eye(3))
 
 
 @pytest.mark.parametrize("avatar_id", ["avatar1", "avatar2", "avatar3"])

@@ -10,12 +10,11 @@ import math
 import jsonschema
 import numpy as np
 import pytest
+from helpers_motion import compile_source, shared_path
 
 from posecode_ssg.language.ir import IR
 from posecode_ssg.motion import SCHEMA_PATH, compile_ir
 from posecode_ssg.motion.rotation import euler_to_matrix, euler_to_quat, quat_to_matrix
-
-from helpers_motion import compile_source, shared_path
 
 SCHEMA = json.loads(SCHEMA_PATH.read_text())
 

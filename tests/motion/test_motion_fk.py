@@ -239,17 +239,17 @@ def test_a_pose_met_again_at_the_same_root_is_the_same_world():
 
 
 def test_the_start_pose_world_is_made_once_per_pose_and_root():
-    """solve._base_world: the start pose's world is the same object for the same avatar, angles
+    """solve.keyframes.base_world: the start pose's world is the same object for the same avatar, angles
     and root transform (its footprints and lowest points are measured once), and a new one for
     another root position."""
-    from posecode_ssg.motion.solve import _base_world
+    from posecode_ssg.motion.solve.keyframes import base_world
 
     av = avatar("avatar1")
     euler = {b: (0.0, 0.0, 0.0) for b in BONES}
     root = (np.array([0.0, 0.95, 0.0]), np.eye(3))
-    w = _base_world(av, euler, *root)
-    assert _base_world(av, dict(euler), root[0].copy(), root[1].copy()) is w
-    other = _base_world(av, euler, root[0] + np.array([0.1, 0.0, 0.0]), root[1])
+    w = base_world(av, euler, *root)
+    assert base_world(av, dict(euler), root[0].copy(), root[1].copy()) is w
+    other = base_world(av, euler, root[0] + np.array([0.1, 0.0, 0.0]), root[1])
     assert other is not w and float(other.pos["pelvis"][0]) == float(w.pos["pelvis"][0]) + 0.1
 
 
@@ -259,11 +259,10 @@ def test_a_phase_back_on_the_start_pose_is_the_start_worlds_object():
     measurements of that world are done once."""
     from posecode_ssg.language import parse
     from posecode_ssg.motion import compile_ir
-    from posecode_ssg.motion import solve
-    from posecode_ssg.motion.solve import solve_keyframes
+    from posecode_ssg.motion.solve import keyframes, solve_keyframes
 
     fk._STATES.clear()   # the start world and its pose's state made afresh (other tests clear the states)
-    solve._BASE_WORLDS.clear()
+    keyframes._BASE_WORLDS.clear()
     src = ('posecode exercise "Squat"\n  rig humanoid\n  pose start = standing\n'
            '  step "Lower" 1.0s settle:\n    hips: flex 70\n    knees: flex 90\n    ground-lock: feet\n'
            '  step "Rise" 1.0s drive:\n    hips: flex 0\n    knees: flex 0\n    ground-lock: feet\n')

@@ -8,10 +8,10 @@ import math
 
 import numpy as np
 import pytest
-
-from posecode_ssg.motion.solve import kinematic_diagnostics, solve_keyframes
-
 from helpers_motion import compile_source
+
+from posecode_ssg.motion.diagnostics import kinematic_diagnostics
+from posecode_ssg.motion.solve import solve_keyframes
 
 WALK = """
 posecode exercise "Two steps"

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import math
 
+from helpers_motion import compile_source
+
 from posecode_ssg.motion.fk import subtree
 from posecode_ssg.motion.rig import SOLVER
 from posecode_ssg.motion.solve import solve_keyframes
-
-from helpers_motion import compile_source
 
 PUSH_UP = """
     posecode exercise "Push-up"

@@ -8,15 +8,20 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
+from helpers_motion import compile_source, shared_path
 
 from posecode_ssg.language.ir import IR
 from posecode_ssg.motion import compile_ir
-from posecode_ssg.motion.poster import (COLOURS, choose_view, render_contact_sheet, render_gif,
-                                        render_phase_strip, render_poster, working_limbs)
-from posecode_ssg.motion.rotation import rot_y
+from posecode_ssg.motion.poster import (
+    COLOURS,
+    choose_view,
+    render_contact_sheet,
+    render_gif,
+    render_phase_strip,
+    render_poster,
+    working_limbs,
+)
 from posecode_ssg.motion.solve import solve_keyframes
-
-from helpers_motion import compile_source, shared_path
 
 NS = {"s": "http://www.w3.org/2000/svg"}
 
@@ -164,9 +169,9 @@ def test_mirror_image_phases_tie_and_the_first_is_the_poster_pose():
     start differ by solver rounding only, far below POSE_TIE_M): the first is the poster's pose."""
     import re
 
-    from posecode_ssg.motion.poster import _primary_index, render_poster
-
     from helpers_motion import compile_source
+
+    from posecode_ssg.motion.poster import _primary_index, render_poster
 
     program = compile_source("""
         posecode exercise "March"

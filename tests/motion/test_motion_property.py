@@ -14,8 +14,9 @@ from posecode_ssg.language import vocabulary as V
 from posecode_ssg.language.ir import IR, Contact, JointTarget, Phase
 from posecode_ssg.language.rom import rom_box
 from posecode_ssg.motion import SCHEMA_PATH, compile_ir
+from posecode_ssg.motion.diagnostics import kinematic_diagnostics
 from posecode_ssg.motion.poster import render_poster
-from posecode_ssg.motion.solve import kinematic_diagnostics, solve_keyframes
+from posecode_ssg.motion.solve import solve_keyframes
 
 VALIDATOR = jsonschema.Draft202012Validator(json.loads(SCHEMA_PATH.read_text()))
 BODY = [b for b in V.BONES if V.BONE_JOINT_TYPE[b] not in ("finger", "thumb")]

@@ -8,11 +8,18 @@ import numpy as np
 import pytest
 
 from posecode_ssg.language.rom import rom_box
-from posecode_ssg.language.vocabulary import AVATARS, BONES, PROP_ANCHORS, PROPS, START_POSES
+from posecode_ssg.language.vocabulary import (
+    AVATARS,
+    BONES,
+    PROP_ANCHORS,
+    PROPS,
+    START_POSES,
+)
 from posecode_ssg.motion.fk import forward_kinematics
-from posecode_ssg.motion.rig import START_POSES_TABLE, avatar, rig_json
+from posecode_ssg.motion.rig import START_POSES_TABLE, avatar
+from posecode_ssg.motion.rigjson import rig_json
 from posecode_ssg.motion.rotation import euler_to_matrix
-from posecode_ssg.motion.solve import grounded_start_root
+from posecode_ssg.motion.startpose import grounded_start_root
 
 
 def test_rig_json_is_json_and_lists_every_bone_parent_first():

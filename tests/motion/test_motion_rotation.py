@@ -12,8 +12,14 @@ from hypothesis import strategies as st
 
 from posecode_ssg.language import vocabulary as V
 from posecode_ssg.motion import SCHEMA_PATH
-from posecode_ssg.motion.rotation import (align_hemisphere, euler_to_matrix, euler_to_quat,
-                                          matrix_to_euler, quat_to_matrix, slerp)
+from posecode_ssg.motion.rotation import (
+    align_hemisphere,
+    euler_to_matrix,
+    euler_to_quat,
+    matrix_to_euler,
+    quat_to_matrix,
+    slerp,
+)
 
 angle = st.floats(-180, 180, allow_nan=False)
 inner = st.floats(-89, 89, allow_nan=False)

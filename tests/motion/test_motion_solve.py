@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers_motion import (
+    LOWER_FROM_THE_BOX,
+    PIVOT_ON_THE_STANDING_FOOT,
+    compile_source,
+)
 
-from posecode_ssg.motion.solve import kinematic_diagnostics, solve_keyframes
-
-from helpers_motion import LOWER_FROM_THE_BOX, PIVOT_ON_THE_STANDING_FOOT, compile_source
+from posecode_ssg.motion.diagnostics import kinematic_diagnostics
+from posecode_ssg.motion.solve import solve_keyframes
 
 
 def test_grounded_standing_wrist_height():
@@ -170,12 +174,12 @@ def _box_depth(w, side: str) -> float:
     """Deepest point of a shin (knee to the ankle plus the shin overhang, as the eval samples it)
     owned by the box's near face (KR §10.1 rule, shin radius of the avatar)."""
     from posecode_ssg.motion.rig import PROP_GEOMETRY, SOLVER
-    from posecode_ssg.motion.solve import _owned_depth
+    from posecode_ssg.motion.solve.proplimbs import owned_depth
 
     face = PROP_GEOMETRY["box"]["faces"][0]
     k, a = w.pos[f"knee_{side}"], w.pos[f"ankle_{side}"]
     end = a + (a - k) / np.linalg.norm(a - k) * SOLVER["shinOverhang"]
-    return max(_owned_depth(face, k + t * (end - k), w.avatar.collision["shin"]) for t in np.linspace(0, 1, 201))
+    return max(owned_depth(face, k + t * (end - k), w.avatar.collision["shin"]) for t in np.linspace(0, 1, 201))
 
 
 def test_box_near_face_bends_the_offending_leg_clear():
@@ -440,18 +444,18 @@ def test_loop_seam_repeating_the_start_skips_the_second_pass_within_its_toleranc
     no turn, travel, pin or grip carried over) is solved in one pass; the phases equal a full
     second pass to within that tolerance. A loop whose seam differs (the pivot ends turned back
     about one foot, so the feet stand elsewhere) still solves its second pass."""
-    import posecode_ssg.motion.solve as solve
+    from posecode_ssg.motion.solve import keyframes
 
     calls = []
-    original = solve._same_world
-    monkeypatch.setattr(solve, "_same_world", lambda a, b: calls.append(original(a, b)) or calls[-1])
+    original = keyframes.same_world
+    monkeypatch.setattr(keyframes, "same_world", lambda a, b: calls.append(original(a, b)) or calls[-1])
     quick = solve_keyframes(compile_source(src))
     assert calls and calls[0] is skips
-    monkeypatch.setattr(solve, "_same_world", lambda a, b: False)   # always the second pass
+    monkeypatch.setattr(keyframes, "same_world", lambda a, b: False)   # always the second pass
     full = solve_keyframes(compile_source(src))
     for a, b in zip(quick.phases, full.phases, strict=True):
         for bone, p in b.world.pos.items():
-            assert np.abs(a.world.pos[bone] - p).max() <= solve.SEAM_TOLERANCE
+            assert np.abs(a.world.pos[bone] - p).max() <= keyframes.SEAM_TOLERANCE
 
 
 def test_ground_lock_rounds_skipped_only_when_settled_and_within_a_micrometre(monkeypatch):
@@ -460,14 +464,14 @@ def test_ground_lock_rounds_skipped_only_when_settled_and_within_a_micrometre(mo
     ROUND_SETTLED_DEG: the squat's way down after its first round, its return home (the start
     pose on the start's footprints) at once; with the skip turned off the phase ends move by
     under 1 µm (joints, landmarks, root) and 1e-4° (joint angles)."""
-    import posecode_ssg.motion.solve as solve
+    from posecode_ssg.motion.solve import groundlock
 
     results = []
-    original = solve._round_settled
-    monkeypatch.setattr(solve, "_round_settled", lambda *a: results.append(original(*a)) or results[-1])
+    original = groundlock.round_settled
+    monkeypatch.setattr(groundlock, "round_settled", lambda *a: results.append(original(*a)) or results[-1])
     quick = solve_keyframes(compile_source(SQUAT_HOME))
     assert [r is not None for r in results] == [False, True, True]   # Down: round 2; Up: round 1
-    monkeypatch.setattr(solve, "_round_settled", lambda *a: None)   # always the full rounds
+    monkeypatch.setattr(groundlock, "round_settled", lambda *a: None)   # always the full rounds
     full = solve_keyframes(compile_source(SQUAT_HOME))
     for a, b in zip(quick.phases, full.phases, strict=True):
         for bone, p in b.world.pos.items():
@@ -479,17 +483,18 @@ def test_ground_lock_rounds_skipped_only_when_settled_and_within_a_micrometre(mo
 
 
 def test_tiny_root_moves_and_met_two_bone_targets_leave_the_pose_as_it_is(monkeypatch):
-    """_Pose.move below MOVE_SKIP keeps the world (and what was measured of it); _two_bone whose
+    """Pose.move below MOVE_SKIP keeps the world (and what was measured of it); two_bone whose
     end is within TWO_BONE_MET of its target leaves a naturally bent limb alone, and the full step
     would have moved it by no more than that; a hinge bent the wrong way is still solved."""
-    import posecode_ssg.motion.solve as solve
     from posecode_ssg.language.vocabulary import BONES
     from posecode_ssg.motion.fk import joint_xyz
     from posecode_ssg.motion.rig import avatar
+    from posecode_ssg.motion.solve import limb
+    from posecode_ssg.motion.solve.pose import Pose
 
     euler = {b: (0.0, 0.0, 0.0) for b in BONES}
     euler.update({"hip_left": (40.0, 5.0, 3.0), "knee_left": (60.0, 0.0, 0.0)})
-    pose = solve._Pose(avatar("avatar1"), euler, (0.0, 1.0, 0.0), np.eye(3))
+    pose = Pose(avatar("avatar1"), euler, (0.0, 1.0, 0.0), np.eye(3))
     w = pose.world()
     pose.move((1e-13, -1e-13, 0.0))
     assert pose.world() is w
@@ -498,18 +503,18 @@ def test_tiny_root_moves_and_met_two_bone_targets_leave_the_pose_as_it_is(monkey
 
     target = np.add(joint_xyz(pose.world(), "ankle_left"), (3e-10, 0.0, -3e-10))
     before = dict(pose.euler)
-    solve._two_bone(pose, "hip_left", "knee_left", "ankle_left", target)
+    limb.two_bone(pose, "hip_left", "knee_left", "ankle_left", target)
     assert pose.euler == before
-    monkeypatch.setattr(solve, "TWO_BONE_MET", -1.0)   # the full step
-    full = solve._Pose(avatar("avatar1"), before, pose.root_pos, pose.root_rot)
-    solve._two_bone(full, "hip_left", "knee_left", "ankle_left", target)
+    monkeypatch.setattr(limb, "TWO_BONE_MET", -1.0)   # the full step
+    full = Pose(avatar("avatar1"), before, pose.root_pos, pose.root_rot)
+    limb.two_bone(full, "hip_left", "knee_left", "ankle_left", target)
     monkeypatch.undo()
     for bone, p in full.world().pos.items():
         assert np.abs(p - pose.world().pos[bone]).max() <= 1e-9
 
     bent_back = dict(euler, knee_left=(-20.0, 0.0, 0.0))
-    back = solve._Pose(avatar("avatar1"), bent_back, (0.0, 1.0, 0.0), np.eye(3))
-    solve._two_bone(back, "hip_left", "knee_left", "ankle_left", joint_xyz(back.world(), "ankle_left"))
+    back = Pose(avatar("avatar1"), bent_back, (0.0, 1.0, 0.0), np.eye(3))
+    limb.two_bone(back, "hip_left", "knee_left", "ankle_left", joint_xyz(back.world(), "ankle_left"))
     assert back.euler["knee_left"][0] > 0.0   # the natural bend, reached again
 
 

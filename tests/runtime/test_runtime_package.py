@@ -72,7 +72,7 @@ def test_property_mangling_renames_only_private_names_of_our_runtime():
     skeleton fields, private ``_`` members): none may be a property three.js (bundled in the same
     file, so renamed alike), the DOM or the language has, a key of rig.json or the motion JSON, or
     a name the test hooks, the bench, the eval harness or docs/runtime.md use (public API)."""
-    from posecode_ssg.motion.rig import rig_json
+    from posecode_ssg.motion.rigjson import rig_json
 
     names = set(mangled_names())
     words = lambda text: set(re.findall(r"[A-Za-z_$][\w$]*", text))  # noqa: E731

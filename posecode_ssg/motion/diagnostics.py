@@ -1,0 +1,161 @@
+"""Kinematic diagnostics: what the keyframe solve finds (a reach short, a pin or grip it cannot
+make, a ground-lock lifted, a foot that cannot stay flat, a limb through the body, a drifting
+foot, a loop that does not close) as :class:`~posecode_ssg.language.diagnostics.Diagnostic`
+warnings (codes ``kinematic-*``), each anchored to the document line that asked for the thing
+that failed (docs/motion-json.md).
+"""
+
+from __future__ import annotations
+
+from posecode_ssg.language.diagnostics import Diagnostic
+from posecode_ssg.language.vocabulary import expand_ground_lock
+
+from .collide import self_collision_depth
+from .rig import SOLVER
+from .rotation import norm3
+from .solve import solve_keyframes
+
+__all__ = ["kinematic_diagnostics", "with_columns", "LOOP_POSE_REPORT"]
+
+
+def _cm(m: float) -> str:
+    return f"{m * 100:.0f} cm"
+
+
+def _warn(code: str, line: int, message: str, hint: str | None = None, **extra) -> Diagnostic:
+    return Diagnostic(code, "warning", max(int(line or 0), 0), 1, message, hint, dict(extra))
+
+
+def with_columns(diagnostics: list[Diagnostic], lines: list[str]) -> list[Diagnostic]:
+    """Copies of ``diagnostics`` whose column points at the first non-blank character of their
+    line in ``lines`` (the document's or file's lines, 1-based ``line``). Kinematic diagnostics
+    know their line from the IR but not the text, so they start at column 1."""
+    out = []
+    for d in diagnostics:
+        col = d.column
+        if 1 <= d.line <= len(lines):
+            text = lines[d.line - 1]
+            col = len(text) - len(text.lstrip(" \t\ufeff")) + 1
+        out.append(Diagnostic(d.code, d.severity, d.line, col, d.message, d.hint, dict(d.extra)))
+    return out
+
+
+def kinematic_diagnostics(program) -> list[Diagnostic]:
+    """Kinematic warnings for a compiled program (codes ``kinematic-*``; severity ``warning``).
+
+    - ``kinematic-reach-short``: a reach ends more than ``reachShortReport`` (2 cm) from its target,
+      at the reach's line ("hand_left cannot reach floor within range of motion: 23 cm short").
+    - ``kinematic-pin-unreachable`` / ``kinematic-grip-unreachable``: the effector ends more than
+      2 cm off its pin or grip anchor, at that line.
+    - ``kinematic-ground-lock-lifted``: a ground-locked contact is more than ``plantedHeight``
+      (5 cm) above the floor when its phase begins (for a group such as ``feet``, only when no
+      member is near the floor), at the ground-lock line.
+    - ``kinematic-foot-flat``: a planted foot cannot be levelled inside the ankle box; names the
+      foot, phase, needed and allowed angle and the heel (or toe) height; or a planted foot on the
+      floor whose leg leans sideways over it by more than ``SOLE_TILT_LIMIT`` (5°) at the phase's
+      end, so its sole rolls onto its edge (:func:`_sideways_lean`); names the foot, phase, lean and
+      the sole middle's lift; at the step line.
+    - ``kinematic-self-collision``: a limb overlaps the torso, head or other leg by more than
+      ``selfCollisionReport`` (5 mm) after the solve (collide.py), at the step line.
+    - ``kinematic-foot-drift``: a planted foot ends more than 5 mm from where it was planted.
+    - ``kinematic-choreography-base``: ``turn``/``travel`` on a lying or seated start pose (out of
+      scope, spec §6), at the step line.
+    - ``kinematic-loop-start``: a loop that ends on its start pose as written (no wrap segment,
+      KR §5.1) whose solved end stands a foot more than :data:`LOOP_POSE_REPORT` (5 cm) from where
+      the start pose stands it, in the body's frame (a ground-lock in the last step held a foot an
+      earlier step moved): every repeat, the first included, begins from that end pose, not from the
+      start pose the document names; at the last step's ground-lock line.
+    """
+    sol = solve_keyframes(program)
+    out: list[Diagnostic] = []
+    limit = float(SOLVER["reachShortReport"])
+    for kf, ph in zip(program.keyframes, sol.phases):
+        for cr in ph.contacts:
+            if cr.residual <= limit:
+                continue
+            c = cr.contact
+            line = c.line or kf.line
+            if cr.kind == "reach":
+                out.append(_warn("kinematic-reach-short", line,
+                                 f"{c.effector} cannot reach {c.target} within range of motion: "
+                                 f"{_cm(cr.residual)} short",
+                                 "bend another joint (hinge, spine, knees) so the target comes "
+                                 "within reach, or use pin to move the body",
+                                 phase=kf.name, residual=round(cr.residual, 3)))
+            else:
+                out.append(_warn(f"kinematic-{cr.kind}-unreachable", line,
+                                 f"{cr.kind} {c.effector} {c.target} is out of reach in phase "
+                                 f"{kf.name!r}: the {c.effector} ends {_cm(cr.residual)} from the anchor",
+                                 phase=kf.name, residual=round(cr.residual, 3)))
+        if ph.lifted_locks:
+            lifted = dict(ph.lifted_locks)
+            authored = program.ir.phases[ph.index].ground_lock
+            report = []
+            for name in authored:
+                members = expand_ground_lock([name])
+                if all(m in lifted for m in members):
+                    report += [(m, lifted[m]) for m in members]
+            for contact, h in report:
+                out.append(_warn("kinematic-ground-lock-lifted", kf.ground_lock_line or kf.line,
+                                 f"ground-lock {contact} in phase {kf.name!r}: it is {_cm(h)} above "
+                                 "the floor when the phase begins",
+                                 "ground-lock keeps a contact that is already planted; use pin or "
+                                 "reach to bring it to the floor", phase=kf.name, height=round(h, 3)))
+        for rep in ph.feet:
+            heel = rep.needed < rep.limit
+            lifted = rep.heel if heel else rep.toe
+            direction = "dorsiflexion" if heel else "plantarflexion"
+            out.append(_warn("kinematic-foot-flat", kf.line,
+                             f"foot_{rep.side} cannot stay flat in phase {kf.name!r}: the sole needs "
+                             f"{abs(rep.needed):.0f}° of ankle {direction}, the range allows "
+                             f"{abs(rep.limit):.0f}°; the {'heel' if heel else 'toe'} lifts "
+                             f"{lifted * 100:.1f} cm",
+                             "bend the knees less (less shin tilt) or let the heels rise on purpose "
+                             "with ankles: plantarflex",
+                             phase=kf.name, foot=f"foot_{rep.side}", needed=round(rep.needed, 1),
+                             limit=rep.limit, heel=round(rep.heel, 3), toe=round(rep.toe, 3)))
+        for side, lean, lift in ph.rolled:
+            out.append(_warn("kinematic-foot-flat", kf.line,
+                             f"foot_{side} cannot stay flat in phase {kf.name!r}: the leg leans "
+                             f"{abs(lean):.0f}° sideways over the planted foot and the rig's ankle only "
+                             f"flexes and extends (no inversion or eversion), so the sole rolls "
+                             f"{abs(lean):.0f}° onto its edge (its middle {lift * 1000:.0f} mm up)",
+                             "keep the hips over the planted foot: less sideways travel while one foot "
+                             "is planted, or move the weight sideways with both feet down and close together",
+                             phase=kf.name, foot=f"foot_{side}", lean=round(lean, 1), lift=round(lift, 3)))
+        for limb, (depth, obstacle) in self_collision_depth(ph.world).items():
+            if depth > float(SOLVER["selfCollisionReport"]):
+                out.append(_warn("kinematic-self-collision", kf.line,
+                                 f"{limb.replace('_', ' ')} passes {_cm(depth)} into the {obstacle.replace('_', ' ')} "
+                                 f"in phase {kf.name!r}",
+                                 "change the limb's angles so it clears the body", phase=kf.name,
+                                 limb=limb, obstacle=obstacle, depth=round(depth, 3)))
+        for foot, d in ph.drift:
+            out.append(_warn("kinematic-foot-drift", kf.ground_lock_line or kf.line,
+                             f"{foot} slides {d * 100:.1f} cm in phase {kf.name!r} although it is "
+                             "ground-locked", phase=kf.name, foot=foot, drift=round(d, 3)))
+        if program.tilted_base and (kf.turn_authored or kf.travel_authored):
+            what = " and ".join(w for w, on in (("turn", kf.turn_authored), ("travel", kf.travel_authored)) if on)
+            out.append(_warn("kinematic-choreography-base", kf.line,
+                             f"{what} on the {program.start_pose} start pose is out of scope "
+                             "(spec §6: standing poses only)", phase=kf.name))
+    if program.wrap == 0 and sol.phases:
+        kf, end, base = program.keyframes[-1], sol.phases[-1].world, sol.base
+        offsets = {s: float(norm3(end.root_rot.T @ (end.pos[f"ankle_{s}"] - end.root_pos)
+                                  - base.root_rot.T @ (base.pos[f"ankle_{s}"] - base.root_pos)))
+                   for s in ("left", "right")}
+        side = max(offsets, key=offsets.get)
+        if offsets[side] > LOOP_POSE_REPORT:
+            out.append(_warn("kinematic-loop-start", kf.ground_lock_line or kf.line,
+                             f"the loop does not come back to its start pose: at the end of phase "
+                             f"{kf.name!r} foot_{side} stands {_cm(offsets[side])} from where the start "
+                             "pose puts it, so every repeat begins from that end pose",
+                             f"let the foot step back in the last step (leave foot_{side} out of its "
+                             "ground-lock), or add a step that brings it back",
+                             phase=kf.name, foot=f"foot_{side}", offset=round(offsets[side], 3)))
+    return out
+
+
+#: how far (m) a foot may end from where the start pose stands it, in the body's frame, before a
+#: loop that returns to its start pose as written is reported (``kinematic-loop-start``)
+LOOP_POSE_REPORT = 0.05

@@ -1,0 +1,147 @@
+"""The swing-clearance pass (runtime twin: ``runtime/solvers/swingclearance.js``): a free leg the
+pose pushes through the floor while the body rests on a lock or a floor pin is lifted within
+its own chain, not by the floor clamp raising the body off its support.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from posecode_ssg.language.vocabulary import FLOOR
+
+from ..fk import World
+from ..rig import SOLVER
+from ..rotation import cross3, euler_to_matrix
+from .measure import heel_down
+from .pose import Pose, clamp_box, rom_box
+
+
+def hinge_up(pose: Pose, joint: str, point: np.ndarray, dy: float, ax: int = 0, wide_first: bool | None = None) -> None:
+    """Turn ``joint`` (hip, knee or ankle) about one of its Euler axes — ``ax`` 0: its x, about the
+    parent's X axis (knee, ankle); 2: its z, about its own Z axis after x and y (hip abduction) —
+    so that the world ``point`` (moving with it) rises by ``dy`` (m): with r = point − joint split
+    about that axis u, its height changes by A cos θ + B sin θ − A (A = r⊥·y, B = (u × r⊥)·y).
+    Of the two roots: the one the joint's ROM range (widened to its angle) keeps best, then with
+    ``wide_first`` (default: for z) the one toward the wider end of the range (a knee flexes; a hip
+    abducts, the knee going round the outside: the choice does not flip from frame to frame), then
+    the nearest zero; clamped to the range. Same steps in runtime/solvers/root.js ``hingeUp``."""
+    w = pose.world()
+    e = list(pose.euler[joint])
+    parent = w.rot[joint] @ pose.local[joint].T
+    u = parent @ (euler_to_matrix((e[0], e[1], 0.0)) @ np.array([0.0, 0.0, 1.0]) if ax else np.array([1.0, 0.0, 0.0]))
+    r = point - w.pos[joint]
+    rperp = r - u * float(u @ r)
+    A, B = float(rperp[1]), float(cross3(u, rperp)[1])
+    R = math.hypot(A, B)
+    if R < 1e-9:
+        return
+    phi, ac = math.atan2(B, A), math.acos(min(1.0, max(-1.0, (A + dy) / R)))
+    lo, hi = rom_box(joint)["xyz"[ax]]
+    wide = (lo + hi) if (ax > 0 if wide_first is None else wide_first) else 0.0
+    lo, hi = min(lo, e[ax]), max(hi, e[ax])
+    best = None
+    for t in (phi + ac, phi - ac):
+        d = math.degrees(math.atan2(math.sin(t), math.cos(t)))
+        c = min(max(e[ax] + d, lo), hi)
+        key = round(abs(e[ax] + d - c) * 1e6) * 1e3 + (360.0 if d * wide < 0 else 0.0) + abs(d)
+        if best is None or key < best[0]:
+            best = (key, c)
+    e[ax] = best[1]
+    pose.set_euler(joint, tuple(e))
+
+
+def clear_free_limbs(pose: Pose, kf, reached: bool = False, arriving: frozenset = frozenset(),
+                      start: World | None = None, decided: dict | None = None) -> None:
+    """Swing clearance: while the body rests on a ground-locked or floor-pinned contact, a leg
+    with no contact of its own this phase (no lock, pin or reach of the foot or knee), or whose
+    locked foot arrives from the air (``arriving``: sides), that the pose pushes through the floor
+    is lifted within its own chain, not by the floor clamp raising the body off its support: the
+    toe turns up at the ankle, what the ankle's range leaves the knee flexes away (the lowest of
+    toe, heel and ankle joint rises by the depth), and a knee still through the floor goes round
+    it, the hip abducting (:func:`hinge_up`); ``clearanceIterations`` rounds. The floor is y = 0,
+    or the rest of the body's lowest point while a pin or the feet hold it below (the floor clamp
+    lifts the figure afterwards); the knee and hip leave it a graze of ``plantTolerance`` / 5. A
+    foot on its heel is not turned at the ankle (that would drive the heel down): the knee lifts
+    it; with its toes up on purpose (ankle dorsiflexed) the hip and knee set it down on its heel
+    with its pitch kept (:func:`heel_on_floor`) — the body is never raised off its locked support
+    over a free heel. Run again after the self-collision push. With ``reached``, each foot that reaches for the floor (neither locked nor pinned),
+    after the reaches: a brushing foot (tendu, a tap coming down) is kept out of the floor instead
+    of lifting the standing foot (but one on its heel is left there: a foot set down flat). On its
+    heel or not is decided once per phase for the first round (:func:`heel_down`, ``decided``
+    keeps it per side and list); later rounds follow the foot as the first one left it. Same rule
+    in runtime/solvers/root.js ``clearFreeLimbs`` (plan.js ``swing``, ``reachSwing``)."""
+    busy = {c.effector for c in list(kf.pins) + list(kf.reaches) + list(kf.grips)} | set(kf.ground_lock)
+    floor_reach = {c.effector for c in kf.reaches if c.target == FLOOR}
+    fixed = {c.effector for c in kf.pins} | set(kf.ground_lock)
+    sides = []
+    for s in ("left", "right"):
+        if reached != (f"foot_{s}" in floor_reach and f"foot_{s}" not in fixed):
+            continue
+        if not reached and s not in arriving and busy & {f"foot_{s}", f"knee_{s}"}:
+            continue
+        sides.append(s)
+    if not sides:
+        return
+    legs = {f"{j}_{s}" for s in sides for j in ("knee", "ankle")}
+    fl = min([0.0] + [v for b, v in pose.world().lowest_by_bone().items() if b not in legs])
+    # the knee and hip leave the floor clamp a graze of a fifth of plantTolerance (a sole edge of
+    # a leg swinging out): flexing a knee over a flat foot first dips its toes
+    graze = fl - 0.2 * float(SOLVER["plantTolerance"])
+    decided = {} if decided is None else decided
+    for s in sides:
+        ankle, knee = f"ankle_{s}", f"knee_{s}"
+        if (s, reached) not in decided:
+            decided[(s, reached)] = heel_down(start, s) and heel_down(pose.world(), s)
+        for it in range(int(SOLVER["clearanceIterations"])):
+            w = pose.world()
+            low = w.lowest_by_bone((ankle, knee))
+            heel, toe = w.landmarks[f"heel_{s}"], w.landmarks[f"toe_{s}"]
+            if min(low[ankle], low[knee]) >= fl - 1e-4:
+                break
+            if heel[1] <= toe[1] if it else decided[(s, reached)]:
+                # on its heel: turning the toes up would drive the heel down; a foot reaching for
+                # the floor is left on it, one with its toes up on purpose (ankle dorsiflexed) is
+                # set down on its heel by its own leg (the body rose off its locked support), else
+                # the knee lifts it (below)
+                if reached:
+                    break
+                if pose.euler[ankle][0] < 0:
+                    heel_on_floor(pose, s, fl - low[ankle])
+                    continue
+            else:
+                hinge_up(pose, ankle, toe, fl - low[ankle])
+            w = pose.world()
+            low = w.lowest_by_bone((ankle, knee))
+            if low[ankle] < graze:
+                heel, toe, joint = w.landmarks[f"heel_{s}"], w.landmarks[f"toe_{s}"], w.pos[ankle]
+                p = toe if toe[1] < heel[1] else heel
+                hinge_up(pose, knee, (p if p[1] < joint[1] else joint).copy(), graze - low[ankle], 0, True)
+                low = pose.world().lowest_by_bone((ankle, knee))
+            if low[knee] < graze:
+                hinge_up(pose, f"hip_{s}", pose.world().pos[knee].copy(), graze - low[knee], 2)
+
+
+def heel_on_floor(pose: Pose, side: str, dy: float) -> None:
+    """A free foot with its toes up on purpose, through the floor on its heel, rises by ``dy`` (m)
+    with its pitch kept: the hip flexes until the knee is ``dy`` higher (:func:`hinge_up`) and the
+    knee bends back by as much, so the shank and foot keep their orientation and only rise (the
+    heel coming forward: a heel set down ahead, toes up). Flexing the knee alone would pitch the
+    toes down by its angle (15° of dorsiflexion showed 7°). The knee's bend-back stays within its
+    ROM box (widened to its angle, as :func:`hinge_up` does): a hip that rises by extending (a
+    leg over a body tipped back) would otherwise ask the knee to hyperextend past it (-78° seen).
+    Same rule in runtime/solvers/root.js ``clearFreeLimbs``."""
+    hip, knee = f"hip_{side}", f"knee_{side}"
+    x0 = pose.euler[hip][0]
+    hinge_up(pose, hip, pose.world().pos[knee].copy(), dy, 0, True)
+    e = list(pose.euler[knee])
+    e[0] -= pose.euler[hip][0] - x0
+    pose.set_euler(knee, clamp_box(knee, e, pose.euler[knee]))
+
+
+def run(st) -> None:
+    """The swing-clearance pass: while the body rests on a lock or a floor pin
+    (:attr:`~.plan.PhaseState.stands`), free legs are kept out of the floor in their own chain."""
+    if st.stands:
+        clear_free_limbs(st.pose, st.kf, arriving=st.arriving, start=st.prev.world, decided=st.decided)
