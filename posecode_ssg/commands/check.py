@@ -199,7 +199,11 @@ class PageChecker:
         """Front matter and link diagnostics of the Markdown page ``path`` (``text``), or None
         when it has none."""
         from posecode_ssg.site.build import as_diagnostic, link_diagnostics
-        from posecode_ssg.site.content import decode_source, new_page, parse_markdown_page
+        from posecode_ssg.site.content import (
+            decode_source,
+            new_page,
+            parse_markdown_page,
+        )
         from posecode_ssg.site.markdown import posecode_env
 
         root = self.root_of(path, folder_arg)

@@ -9,7 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from posecode_ssg.commands.check import CheckedDocument, add_kinematics, check_file, find_documents
+from posecode_ssg.commands.check import (
+    CheckedDocument,
+    add_kinematics,
+    check_file,
+    find_documents,
+)
 from posecode_ssg.language.diagnostics import Diagnostic
 
 

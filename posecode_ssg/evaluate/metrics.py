@@ -27,13 +27,12 @@ one contact interval, measured from where it began.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 import numpy as np
 
-from posecode_ssg.evaluate.sampler import KEY_PROBE, Samples
+from posecode_ssg.evaluate.sampler import Samples
 
 # ---------------------------------------------------------------------------------------------
 # thresholds

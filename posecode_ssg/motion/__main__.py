@@ -59,7 +59,8 @@ def main(argv: list[str] | None = None) -> int:
 
         write_rig_json(args.out)
         return 0
-    from .poster import render_contact_sheet, render_gif
+    from .gif import render_gif
+    from .poster import render_contact_sheet
 
     programs, failed = _load(args.files if args.cmd == "sheet" else [args.file])
     if not programs:

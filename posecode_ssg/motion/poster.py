@@ -1,4 +1,5 @@
-"""Static figures of a compiled movement: SVG poster, phase strip, contact sheet, GIF preview.
+"""Static figures of a compiled movement: SVG poster, phase strip, contact sheet (the GIF preview
+is in :mod:`posecode_ssg.motion.gif`; the view choice in :mod:`posecode_ssg.motion.view`).
 
 The visual language follows ../shared/seeds/003_1fcac89a615df14b.txt ("Exercise Visual System"):
 
@@ -27,25 +28,21 @@ import hashlib
 import math
 from dataclasses import dataclass
 from html import escape
-from pathlib import Path
 
 import numpy as np
 
-from posecode_ssg.language.vocabulary import (
-    AXIAL_BONES,
-    BONES,
-    DIGITS,
-    JOINT_GROUPS,
-    SIDES,
+from .rig import PROP_GEOMETRY
+from .rotation import rot_y
+from .view import (
+    body_frame,
+    choose_view,
+    facing_points_of,
+    phase_frames,
+    primary_index,
+    working_limbs,
 )
 
-from .compile import angle_deg
-from .fk import World, forward_kinematics, landmark_xyz
-from .rig import PROP_GEOMETRY
-from .rotation import euler_to_quat, matrix_to_euler, quat_to_matrix, rot_y, slerp
-from .solve import solve_keyframes
-
-__all__ = ["render_poster", "render_phase_strip", "render_contact_sheet", "render_gif",
+__all__ = ["render_poster", "render_phase_strip", "render_contact_sheet",
            "choose_view", "working_limbs", "COLOURS"]
 
 #: Default colours (seed 003): CSS custom property -> fallback value.
@@ -66,184 +63,6 @@ HAND_W = 0.045
 FOOT_W = 0.045
 HEAD_R = 0.078
 
-#: (bone, weight) in canonical order: finger joints count a tenth in the view choice
-_BONE_WEIGHTS = tuple((b, 0.1 if b.split("_")[0] in DIGITS else 1.0) for b in BONES)
-_WEIGHTS = dict(_BONE_WEIGHTS)
-
-#: the landmarks a figure is drawn with (:func:`_figure_prims`): the facing frames hold these only
-_DRAWN_MARKS = tuple(f"{m}_{s}" for s in SIDES for m in ("middle_tip", "heel", "toe"))
-
-#: Limb groups for colouring, built from the vocabulary's names: each arm with its fingers, each
-#: leg, the trunk (pelvis, spine, chest) and the head (neck, head).
-_LIMBS = {
-    **{f"arm_{s}": tuple(f"{j}_{s}" for j in ("shoulder", "elbow", "wrist")) + JOINT_GROUPS[f"fingers_{s}"]
-       for s in SIDES},
-    **{f"leg_{s}": tuple(f"{j}_{s}" for j in ("hip", "knee", "ankle")) for s in SIDES},
-    "trunk": tuple(b for b in AXIAL_BONES if b not in ("neck", "head")),
-    "head": ("neck", "head"),
-}
-
-
-# ---------------------------------------------------------------------------------------------
-# analysis: view and working limbs
-# ---------------------------------------------------------------------------------------------
-
-
-def _body_frame(world: World, turn: float, travel) -> dict[str, np.ndarray]:
-    """Joint and landmark positions with the keyframe's turn and travel removed."""
-    names, M = _body_points(world, turn, travel)
-    return dict(zip(names, M))
-
-
-def _body_points(world: World, turn: float, travel, marks=None) -> tuple[list[str], np.ndarray]:
-    """:func:`_body_frame` as (names, (n, 3) array of the points in that order); ``marks``: the
-    landmarks to include (default: all)."""
-    t = np.array([travel[0], 0.0, travel[1]])
-    R = rot_y(-turn)
-    marks = list(world.landmarks) if marks is None else marks
-    names = [*world.pos, *marks]
-    if world.fk_data is not None:   # a solved world: its joints and landmarks as floats (the same values)
-        pos = world.fk_data[1]
-        P = np.array([pos[b] for b in world.pos] + [landmark_xyz(world, n) for n in marks])
-    else:
-        P = np.array([world.pos[b] for b in world.pos] + [world.landmarks[n] for n in marks])
-    # one stacked product (R broadcast over the points: the bits of R @ (p - t) for each point)
-    return names, np.matmul(R, (P - t)[:, :, None])[:, :, 0]
-
-
-def _frames(program):
-    """[(label, world, turn, travel)] for the base pose and every phase end."""
-    sol = solve_keyframes(program)
-    out = [("start", sol.base, 0.0, (0.0, 0.0))]
-    for kf, ph in zip(program.keyframes, sol.phases):
-        out.append((kf.name, ph.world, kf.turn, kf.travel))
-    return out
-
-
-def _facing(program) -> list[dict[str, tuple | list]]:
-    """The frames of :func:`_frames` with their own turn and travel removed (the figure facing the
-    camera) as joint and drawn-landmark positions (m), Python float triples: made once per
-    program, then read by the view choice, the pick of the poster's pose and the drawing (single
-    coordinates cost more from arrays)."""
-    cached = getattr(program, "_poster_frames", None)
-    solution = solve_keyframes(program)
-    if cached is None or cached[0] is not solution:
-        cached = program._poster_frames = (solution, [_facing_points(w, turn, travel)
-                                                      for _l, w, turn, travel in _frames(program)])
-    return cached[1]
-
-
-def _facing_points(world: World, turn: float, travel) -> dict[str, tuple | list]:
-    """:func:`_body_frame` of one solved frame, joints and :data:`_DRAWN_MARKS` only, as float
-    triples. A frame without turn and travel (most of them) is the world's own floats: removing
-    nothing (a zero translation, the rotation by 0°) leaves every coordinate as it is, up to the
-    sign of a zero, which no drawing or measure here sees."""
-    if turn == 0 and travel[0] == 0 and travel[1] == 0 and world.fk_data is not None:
-        pos = world.fk_data[1]
-        return {**{b: pos[b] for b in world.pos}, **{n: landmark_xyz(world, n) for n in _DRAWN_MARKS}}
-    names, M = _body_points(world, turn, travel, _DRAWN_MARKS)
-    return dict(zip(names, M.tolist()))
-
-
-def choose_view(program) -> str:
-    """``"front"`` when the movement shows better from the front, else ``"side"``.
-
-    Each keyframe's joints (turn and travel removed) are compared with the start pose; the
-    displacement a side camera sees is (z, y), a front camera (x, y); the view that sees more than
-    1.2 × the other wins (finger joints count a tenth). In a close call the anatomical plane of the
-    authored change decides (abduction/adduction frontal, flexion/extension sagittal). A lying or
-    seated start is always drawn from the side. A prop with an upright ("post" mesh of
-    ``rig.PROP_GEOMETRY``) standing in the side camera's line through the body (|z| < 0.15 m:
-    the pull-up bar's posts at its ends) would hide the figure from the side: front.
-    """
-    if program.tilted_base:
-        return "side"
-    if any(mesh.get("role") == "post" and abs(mesh["center"][2]) < 0.15
-           for prop in program.props for mesh in PROP_GEOMETRY.get(prop, {}).get("meshes", [])):
-        return "front"
-    frames = _facing(program)
-    base = frames[0]  # the start frame has no turn and no travel
-    front = side = 0.0
-    for pts in frames[1:]:
-        for b, weight in _BONE_WEIGHTS:
-            (x, y, z), (x0, y0, z0) = pts[b], base[b]
-            dy = y - y0
-            front += weight * math.hypot(x - x0, dy)
-            side += weight * math.hypot(z - z0, dy)
-    if front > 1.2 * side:
-        return "front"
-    if side > 1.2 * front:
-        return "side"
-    # close call (e.g. arms ending overhead either way): the anatomical plane of the authored
-    # change decides: abduction/adduction (local Z) is frontal, flexion/extension (X) sagittal
-    frontal = sagittal = 0.0
-    for kf in program.keyframes:
-        for b in BONES:
-            weight = _WEIGHTS[b]
-            e, e0 = kf.semantic[b], program.base_semantic[b]
-            sagittal += weight * abs(e[0] - e0[0])
-            frontal += weight * abs(e[2] - e0[2])
-    return "front" if frontal > sagittal else "side"
-
-
-def working_limbs(program) -> set[str]:
-    """Limb groups (``arm_left``, ``arm_right``, ``leg_left``, ``leg_right``, ``trunk``,
-    ``head``) that move most: a group's score is its largest summed rotation (degrees) of the
-    authored angles away from the start pose over the keyframes; groups scoring ≥ 50 % of the top score and ≥ 15° are
-    working."""
-    scores = {}
-    base = program.base_semantic
-    for g, bones in _LIMBS.items():
-        best = 0.0
-        for kf in program.keyframes:
-            tot = 0.0
-            for b in bones:
-                # authored (semantic) angles: the hinge's hip counter-rotation is not leg work;
-                # a curled finger is not a limb (a tenth)
-                tot += _WEIGHTS[b] * _rotation_deg(kf.semantic[b], base[b])
-            best = max(best, tot)
-        scores[g] = best
-    top = max(scores.values()) if scores else 0.0
-    return {g for g, s in scores.items() if s >= 15.0 and s >= 0.5 * top}
-
-
-def _rotation_deg(euler, euler0) -> float:
-    """Angle (degrees, 0..180) of the rotation from one Euler triple of a bone to another
-    (intrinsic XYZ, degrees), from their quaternions' dot product. Remembered by value: most bones
-    of a keyframe keep the start pose's angles, the same pairs in every document on that start
-    pose (a zero's sign, the only difference equal floats can have, does not change the angle)."""
-    key = (*euler, *euler0)
-    deg = _ROTATION_DEG.get(key)
-    if deg is None:
-        if len(_ROTATION_DEG) >= 4096:
-            _ROTATION_DEG.clear()
-        deg = _ROTATION_DEG[key] = angle_deg(euler_to_quat(euler), euler_to_quat(euler0))
-    return deg
-
-
-_ROTATION_DEG: dict[tuple, float] = {}
-
-
-#: summed joint distance (m) within which two frames tie for the poster's pose
-POSE_TIE_M = 1e-4
-
-
-def _primary_index(program) -> int:
-    """Index (0 = start) of the frame farthest from the start pose: the poster's pose (the start
-    pose itself scores 0). The score sums the joints' distances from the start (m); frames within
-    :data:`POSE_TIE_M` of the best are a tie and the first of them is kept, so mirror-image
-    phases (left then right) show the first, whatever solver rounding (~1e-7 m a joint) says."""
-    frames = _facing(program)
-    base = np.array([frames[0][b] for b in BONES])
-    best, best_i = 0.0, 0
-    for i, pts in enumerate(frames[1:], 1):
-        # |p − p0| per bone from the dot product numpy.linalg.norm takes: a stacked matmul of
-        # 1 × 3 by 3 × 1 calls the same BLAS dot per bone (the same bits), in one call
-        d = np.array([pts[b] for b in BONES]) - base
-        score = sum(map(math.sqrt, np.matmul(d[:, None, :], d[:, :, None]).ravel().tolist()))
-        if score > best + POSE_TIE_M:
-            best, best_i = score, i
-    return best_i
 
 
 # ---------------------------------------------------------------------------------------------
@@ -266,7 +85,7 @@ def _project(p: np.ndarray, view: str, flip: bool) -> tuple[float, float]:
     return (-u if flip else u, float(p[1]))
 
 
-def _figure_prims(pts: dict, view: str, flip: bool, working: set[str], rot_head: np.ndarray) -> list[_Prim]:
+def figure_prims(pts: dict, view: str, flip: bool, working: set[str], rot_head: np.ndarray) -> list[_Prim]:
     P = lambda n: _project(pts[n], view, flip)  # noqa: E731
     prims: list[_Prim] = []
 
@@ -327,7 +146,7 @@ def _figure_prims(pts: dict, view: str, flip: bool, working: set[str], rot_head:
     return prims
 
 
-def _prop_prims(props: list[str], view: str, flip: bool) -> list[_Prim]:
+def prop_prims(props: list[str], view: str, flip: bool) -> list[_Prim]:
     prims = []
     for prop in dict.fromkeys(props):
         for m in PROP_GEOMETRY[prop]["meshes"]:
@@ -350,7 +169,7 @@ def _prop_prims(props: list[str], view: str, flip: bool) -> list[_Prim]:
     return prims
 
 
-def _bounds(prims: list[_Prim]) -> tuple[float, float, float, float]:
+def prim_bounds(prims: list[_Prim]) -> tuple[float, float, float, float]:
     xs, ys = [], []
     for p in prims:
         pad = p.width if p.kind == "circle" else p.width / 2
@@ -414,18 +233,18 @@ def _svg_prims(prims: list[_Prim], dx: float = 0.0, dy: float = 0.0) -> list[str
 def _frame_prims(program, index: int, view: str, flip: bool, working: set[str], keep_turn: bool = False):
     """Primitives of frame ``index``: travel always removed; the turn removed too (the figure
     faces right / the viewer) unless ``keep_turn`` (the phase strip shows the choreography)."""
-    label, w, turn, travel = _frames(program)[index]
+    label, w, turn, travel = phase_frames(program)[index]
     yaw = 0.0 if keep_turn else turn
-    pts = _facing(program)[index] if yaw == turn else _body_frame(w, yaw, travel)
+    pts = facing_points_of(program)[index] if yaw == turn else body_frame(w, yaw, travel)
     rot_head = rot_y(-yaw) @ w.rot["head"]
-    return _figure_prims(pts, view, flip, working, rot_head)
+    return figure_prims(pts, view, flip, working, rot_head)
 
 
 def _uid(*parts) -> str:
     return "pc" + hashlib.sha1("\x1f".join(map(str, parts)).encode()).hexdigest()[:10]
 
 
-def _fit(x0, y0, x1, y1, min_w=3.2, min_h=1.8, aspect=16 / 9):
+def fit_view_box(x0, y0, x1, y1, min_w=3.2, min_h=1.8, aspect=16 / 9):
     """Expand bounds (m) to at least min_w × min_h and the given aspect, centred."""
     w, h = max(x1 - x0, min_w), max(y1 - y0, min_h)
     if w / h < aspect:
@@ -451,13 +270,13 @@ def render_poster(program, *, flip: bool = False, view: str | None = None,
     if view not in ("side", "front"):
         raise ValueError(f"view must be 'side' or 'front', not {view!r}")
     working = working_limbs(program)
-    index = _primary_index(program) if frame is None else frame
+    index = primary_index(program) if frame is None else frame
     label = "start pose" if index == 0 else f"end of phase {program.keyframes[index - 1].name!r}"
     fig = _frame_prims(program, index, view, flip, working)
-    props = _prop_prims(program.props, view, flip)
-    x0, y0, x1, y1 = _bounds(fig + props)
+    props = prop_prims(program.props, view, flip)
+    x0, y0, x1, y1 = prim_bounds(fig + props)
     y0 = min(y0, 0.0)
-    bx, by, bw, bh = _fit(x0 - 0.2, y0 - 0.12, x1 + 0.2, y1 + 0.15)
+    bx, by, bw, bh = fit_view_box(x0 - 0.2, y0 - 0.12, x1 + 0.2, y1 + 0.15)
     name = title or program.name
     uid = _uid(program.name, view, flip, index)
     desc = f"{name}: {view} view, {label}"
@@ -483,12 +302,12 @@ def render_phase_strip(program, *, flip: bool = False, view: str | None = None,
     removed from each frame but the turn is kept, so turning choreography reads frame to frame."""
     view = view or choose_view(program)
     working = working_limbs(program)
-    frames = _frames(program)
+    frames = phase_frames(program)
     indices = list(range(0 if include_start else 1, len(frames)))
     cells = [(_frame_prims(program, i, view, flip, working, keep_turn=True), frames[i][0]) for i in indices]
-    props = _prop_prims(program.props, view, flip)
+    props = prop_prims(program.props, view, flip)
     allp = [p for c, _ in cells for p in c] + props
-    x0, y0, x1, y1 = _bounds(allp)
+    x0, y0, x1, y1 = prim_bounds(allp)
     y0 = min(y0, 0.0)
     cw = max(x1 - x0 + 0.3, 1.2)
     ch = y1 - y0 + 0.5
@@ -526,8 +345,8 @@ def render_contact_sheet(programs, *, columns: int = 4, flip: bool = False) -> s
     for p in programs:
         view = choose_view(p)
         working = working_limbs(p)
-        fig = _frame_prims(p, _primary_index(p), view, flip, working)
-        props = _prop_prims(p.props, view, flip)
+        fig = _frame_prims(p, primary_index(p), view, flip, working)
+        props = prop_prims(p.props, view, flip)
         cells.append((p.name, fig, props))
     cw, chh = 3.2, 2.6
     rows = max(1, math.ceil(len(cells) / columns))
@@ -539,7 +358,7 @@ def render_contact_sheet(programs, *, columns: int = 4, flip: bool = False) -> s
     ]
     for k, (name, fig, props) in enumerate(cells):
         r, c = divmod(k, columns)
-        x0, y0, x1, y1 = _bounds(fig + props)
+        x0, y0, x1, y1 = prim_bounds(fig + props)
         s = min(1.0, (cw - 0.2) / max(x1 - x0, 1e-6), (chh - 0.5) / max(y1 - min(y0, 0), 1e-6))
         ox = c * cw + cw / 2 - s * (x0 + x1) / 2
         oy = r * chh + chh - 0.35
@@ -555,109 +374,3 @@ def render_contact_sheet(programs, *, columns: int = 4, flip: bool = False) -> s
                      f'text-anchor="middle">{escape(name)}</text>')
     parts.append("</svg>")
     return "\n".join(parts)
-
-
-# ---------------------------------------------------------------------------------------------
-# GIF preview (Pillow)
-# ---------------------------------------------------------------------------------------------
-
-
-def _hex(c: str) -> tuple[int, int, int]:
-    return tuple(int(c[i:i + 2], 16) for i in (1, 3, 5))
-
-
-def _interp_world(av, a: tuple, b: tuple, s: float) -> World:
-    """FK of the solved local rotations slerped from frame a to frame b (root lerped/slerped)."""
-    (ea, pa, ra), (eb, pb, rb) = a, b
-    local = {}
-    for bone in BONES:
-        qa = euler_to_quat(ea.get(bone, (0, 0, 0)))
-        qb = euler_to_quat(eb.get(bone, (0, 0, 0)))
-        local[bone] = quat_to_matrix(slerp(qa, qb, s))
-    qa = euler_to_quat(matrix_to_euler(ra))
-    qb = euler_to_quat(matrix_to_euler(rb))
-    R = quat_to_matrix(slerp(qa, qb, s))
-    w = forward_kinematics(av, {}, pa + (pb - pa) * s, R, local=local)
-    low = w.lowest()
-    if low < 0:   # in-betweens are not re-solved; at least never sink through the floor
-        w = forward_kinematics(av, {}, w.root_pos - np.array([0.0, low, 0.0]), R, local=local)
-    return w
-
-
-def render_gif(program, path: str | Path, *, fps: int = 12, width: int = 320,
-               flip: bool = False, view: str | None = None) -> Path:
-    """Write an animated GIF preview of one loop to ``path`` and return it.
-
-    Frames interpolate the solved keyframe poses (local rotations slerped, root interpolated,
-    smoothstep timing) and draw them with Pillow in the poster's colours (fallback values).
-    Raises ``RuntimeError`` when Pillow is not installed.
-    """
-    try:
-        from PIL import Image, ImageDraw
-    except ImportError as exc:   # pragma: no cover - depends on the environment
-        raise RuntimeError("GIF previews need Pillow: pip install 'posecode-ssg[gif]'") from exc
-    view = view or choose_view(program)
-    working = working_limbs(program)
-    sol = solve_keyframes(program)
-    av = sol.avatar
-    keys = [({b: program.base_euler[b] for b in BONES}, sol.base.root_pos, sol.base.root_rot, 0.0, (0.0, 0.0))]
-    for kf, ph in zip(program.keyframes, sol.phases):
-        keys.append((ph.euler, ph.world.root_pos, ph.world.root_rot, kf.turn, kf.travel))
-    durations = [kf.duration for kf in program.keyframes]
-    if program.wrap > 0:
-        keys.append(keys[0])
-        durations.append(program.wrap)
-    frames_prims = []
-    for k, d in enumerate(durations):
-        n = max(2, int(round(d * fps)))
-        for i in range(n):
-            u = i / n
-            s = u * u * (3 - 2 * u)
-            a, b = keys[k], keys[k + 1]
-            w = _interp_world(av, a[:3], b[:3], s)
-            turn = a[3] + (b[3] - a[3]) * s
-            travel = (a[4][0] + (b[4][0] - a[4][0]) * s, a[4][1] + (b[4][1] - a[4][1]) * s)
-            pts = _body_frame(w, turn, travel)
-            frames_prims.append(_figure_prims(pts, view, flip, working, rot_y(-turn) @ w.rot["head"]))
-    props = _prop_prims(program.props, view, flip)
-    allp = [p for f in frames_prims for p in f] + props
-    x0, y0, x1, y1 = _bounds(allp)
-    bx, by, bw, bh = _fit(x0 - 0.2, min(y0, 0) - 0.12, x1 + 0.2, y1 + 0.15)
-    k = width / bw
-    height = int(round(bh * k))
-    colours = {name[5:]: _hex(v) for name, v in COLOURS.items()}
-
-    def px(pt):
-        return ((pt[0] - bx) * k, (by + bh - pt[1]) * k)
-
-    images = []
-    for prims in frames_prims:
-        im = Image.new("RGB", (width, height), (255, 255, 255))
-        dr = ImageDraw.Draw(im)
-        gy = px((0, 0))[1]
-        dr.line([(0, gy), (width, gy)], fill=colours["ground"], width=2)
-        for p in [q for q in props if q.cls == "prop"] + prims + [q for q in props if q.cls == "handle"]:
-            col = colours["ground" if p.cls == "handle" else p.cls]
-            if p.kind == "rect":
-                (a0, a1), (b0, b1) = px(p.pts[0]), px(p.pts[1])
-                dr.rectangle([min(a0, b0), min(a1, b1), max(a0, b0), max(a1, b1)], fill=col)
-            elif p.kind == "circle":
-                (cx, cy), r = px(p.pts[0]), p.width * k
-                dr.ellipse([cx - r, cy - r, cx + r, cy + r], fill=col)
-            else:
-                pts = p.pts
-                if p.kind == "quad":
-                    (x0_, y0_), (x1_, y1_), (x2_, y2_) = pts
-                    pts = [((1 - t) ** 2 * x0_ + 2 * (1 - t) * t * x1_ + t * t * x2_,
-                            (1 - t) ** 2 * y0_ + 2 * (1 - t) * t * y1_ + t * t * y2_)
-                           for t in np.linspace(0, 1, 12)]
-                wpx = max(1, int(round(p.width * k)))
-                q = [px(pt) for pt in pts]
-                dr.line(q, fill=col, width=wpx, joint="curve")
-                for cx, cy in (q[0], q[-1]):
-                    dr.ellipse([cx - wpx / 2, cy - wpx / 2, cx + wpx / 2, cy + wpx / 2], fill=col)
-        images.append(im.convert("P", palette=Image.Palette.ADAPTIVE, colors=16))
-    out = Path(path)
-    images[0].save(out, save_all=True, append_images=images[1:], duration=int(1000 / fps), loop=0,
-                   optimize=True)
-    return out

@@ -9,7 +9,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from .fk import euler_key, forward_kinematics
+from .fk import forward_kinematics
+from .fkprep import euler_key
 from .rig import START_POSES_TABLE, avatar
 from .rotation import euler_to_matrix
 

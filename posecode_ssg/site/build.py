@@ -28,8 +28,8 @@ Stages (data flows one way)::
 from __future__ import annotations
 
 import concurrent.futures
-import contextlib
 import concurrent.futures.process
+import contextlib
 import difflib
 import gc
 import hashlib
@@ -52,10 +52,24 @@ from markupsafe import Markup
 from posecode_ssg.config import PosecodeError, SiteConfig
 from posecode_ssg.site import taxonomy
 from posecode_ssg.site.content import (
-    INDEX_NAMES, LinkIndex, Page, Problem, create_markdown, decode_source, is_internal, new_page,
-    parse_markdown_page, scan_content, url_quote,
+    INDEX_NAMES,
+    LinkIndex,
+    Page,
+    Problem,
+    create_markdown,
+    decode_source,
+    is_internal,
+    new_page,
+    parse_markdown_page,
+    scan_content,
+    url_quote,
 )
-from posecode_ssg.site.figures import CompiledFigure, compile_figure, compiler_fingerprint, figure_key
+from posecode_ssg.site.figures import (
+    CompiledFigure,
+    compile_figure,
+    compiler_fingerprint,
+    figure_key,
+)
 from posecode_ssg.site.markdown import FenceInfo, attach_figure, posecode_env
 from posecode_ssg.site.render import Theme, hashed_name
 

@@ -20,10 +20,9 @@ Front matter (YAML between ``---`` lines at the top) is validated by
 
 from __future__ import annotations
 
-import re
-
 import difflib
 import posixpath
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any

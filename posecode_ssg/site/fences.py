@@ -54,7 +54,9 @@ def extract_posecode_blocks(markdown_text: str) -> list[Block]:
     ``posecode`` are returned; an unclosed fence runs to the end of its container, as CommonMark
     says. Never raises for any ``str``.
     """
-    from posecode_ssg.site.markdown import parse_info  # lazy: markdown.py may import this module
+    from posecode_ssg.site.markdown import (
+        parse_info,  # lazy: markdown.py may import this module
+    )
 
     text = markdown_text[1:] if markdown_text.startswith("\ufeff") else markdown_text
     file_lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")

@@ -191,7 +191,10 @@ def compile_figure(source: str, options: dict | None = None) -> CompiledFigure:
         figure.motion = program.to_json()
         try:
             from posecode_ssg.language.parser import split_lines
-            from posecode_ssg.motion.diagnostics import kinematic_diagnostics, with_columns
+            from posecode_ssg.motion.diagnostics import (
+                kinematic_diagnostics,
+                with_columns,
+            )
         except ImportError:
             kinematic_diagnostics = None
         if kinematic_diagnostics is not None:

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import difflib
 import html
-import json
 import re
 import shlex
 from dataclasses import dataclass, field

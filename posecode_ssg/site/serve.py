@@ -67,8 +67,13 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from posecode_ssg.site.report import caret_width, display_path, format_diagnostic, source_line
 from posecode_ssg.site.content import EDITOR_TEMP_PATTERNS
+from posecode_ssg.site.report import (
+    caret_width,
+    display_path,
+    format_diagnostic,
+    source_line,
+)
 
 #: URL prefix reserved for the dev server's own endpoints (never a site path).
 LIVE_PREFIX = "/__posecode"

@@ -166,7 +166,8 @@ def test_a_pose_met_again_reuses_its_rotations_and_stays_exact():
     with the same key and root rotation: at another root position, after a joint change made
     before the first world (the key no longer applies) and with another root rotation, each
     world still equals a from-scratch computation exactly (landmarks within 1e-12 m)."""
-    from posecode_ssg.motion.fk import PoseFK, euler_key
+    from posecode_ssg.motion.fk import PoseFK
+    from posecode_ssg.motion.fkprep import euler_key
 
     av = avatar("avatar2")
     rng = np.random.default_rng(5)
@@ -197,10 +198,10 @@ def test_lowest_measures_only_bones_that_can_be_lowest_and_gives_the_same_minimu
     lower bound from their joints and reach): for random poses every bone's measured lowest point
     is at or above its bound, and the minimum equals the minimum over all bones exactly, for the
     whole figure and for subsets."""
-    from posecode_ssg.motion.fk import _prepared
+    from posecode_ssg.motion.fkprep import prepared
 
     av = avatar(avatar_id)
-    prep = _prepared(av)
+    prep = prepared(av)
     rng = np.random.default_rng(3)
     for _ in range(40):
         euler = {b: tuple(rng.uniform(-120, 120, 3)) for b in BONES}

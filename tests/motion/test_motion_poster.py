@@ -12,16 +12,15 @@ from helpers_motion import compile_source, shared_path
 
 from posecode_ssg.language.ir import IR
 from posecode_ssg.motion import compile_ir
+from posecode_ssg.motion.gif import render_gif
 from posecode_ssg.motion.poster import (
     COLOURS,
-    choose_view,
     render_contact_sheet,
-    render_gif,
     render_phase_strip,
     render_poster,
-    working_limbs,
 )
 from posecode_ssg.motion.solve import solve_keyframes
+from posecode_ssg.motion.view import choose_view, working_limbs
 
 NS = {"s": "http://www.w3.org/2000/svg"}
 
@@ -171,7 +170,8 @@ def test_mirror_image_phases_tie_and_the_first_is_the_poster_pose():
 
     from helpers_motion import compile_source
 
-    from posecode_ssg.motion.poster import _primary_index, render_poster
+    from posecode_ssg.motion.poster import render_poster
+    from posecode_ssg.motion.view import primary_index
 
     program = compile_source("""
         posecode exercise "March"
@@ -192,5 +192,5 @@ def test_mirror_image_phases_tie_and_the_first_is_the_poster_pose():
             knee_right: flex 0
             ground-lock: feet
     """)
-    assert _primary_index(program) == 1
+    assert primary_index(program) == 1
     assert re.search(r'<svg[^>]* data-frame="1"', render_poster(program))

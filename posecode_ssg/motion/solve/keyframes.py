@@ -12,7 +12,8 @@ import numpy as np
 
 from posecode_ssg.language.vocabulary import BONES, FLOOR
 
-from ..fk import World, euler_key, forward_kinematics, joint_xyz
+from ..fk import World, forward_kinematics, joint_xyz
+from ..fkprep import euler_key
 from ..rig import SOLVER, START_POSES_TABLE, Avatar, avatar
 from ..rotation import euler_to_matrix, norm3
 from . import (

@@ -12,7 +12,8 @@ import numpy as np
 from posecode_ssg.language.rom import rom_box as _rom_box_uncached
 from posecode_ssg.language.vocabulary import BONES
 
-from ..fk import PoseFK, World, _local_matrix, euler_key, same_angles
+from ..fk import PoseFK, World
+from ..fkprep import euler_key, local_matrix, same_angles
 from ..rig import Avatar
 from ..rotation import axis_angle_matrix, rot_y
 
@@ -37,7 +38,7 @@ class Pose:
         hit = None if key is None else _POSES.get(key)
         if hit is None:
             angles = {b: tuple(map(float, e)) for b, e in euler.items()}
-            hit = (angles, {b: _local_matrix(e) for b, e in angles.items()})
+            hit = (angles, {b: local_matrix(e) for b, e in angles.items()})
             if key is not None:
                 if len(_POSES) >= 256:
                     _POSES.clear()
@@ -75,7 +76,7 @@ class Pose:
         if old is not None and same_angles(e, old):
             return   # the angles it has, bit for bit (~45 % of the solver's sets): the world stands
         self.euler[bone] = e
-        self._fk.set_local(bone, _local_matrix(e))
+        self._fk.set_local(bone, local_matrix(e))
 
     def rotate_root_about(self, axis: np.ndarray, angle: float, pivot: np.ndarray) -> None:
         R = axis_angle_matrix(axis, angle)
