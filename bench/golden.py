@@ -190,6 +190,18 @@ def _diff(a, b, path: str, found: list[str]) -> None:
         found.append(f"{path}: {str(a)[:80]!r} -> {str(b)[:80]!r}")
 
 
+def _drop_motion_keys(data: dict, keys: set[str]) -> dict:
+    """``data`` with ``keys`` removed from every motion JSON (a change's declared new fields)."""
+    if not keys:
+        return data
+    out = {}
+    for name, entry in data.items():
+        if isinstance(entry, dict) and "motion" in entry:
+            entry = dict(entry, motion=_masked(entry["motion"].encode(), keys).decode())
+        out[name] = entry
+    return out
+
+
 def compare(before: dict, after: dict) -> list[str]:
     """Every difference between two :func:`record` results, one line each."""
     found: list[str] = []
@@ -266,7 +278,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     sub.add_parser("record").add_argument("out")
-    sub.add_parser("compare").add_argument("golden")
+    c = sub.add_parser("compare")
+    c.add_argument("golden")
+    c.add_argument("--mask-json-keys", default="", help="motion JSON keys a change declares new (dropped in both)")
     s = sub.add_parser("site")
     s.add_argument("before")
     s.add_argument("after")
@@ -279,7 +293,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.cmd == "compare":
         before = pickle.loads(Path(args.golden).read_bytes())
-        found = compare(before, record())
+        keys = {k for k in args.mask_json_keys.split(",") if k}
+        found = compare(_drop_motion_keys(before, keys), _drop_motion_keys(record(), keys))
     else:
         keys = {k for k in args.mask_json_keys.split(",") if k}
         found = compare_sites(Path(args.before), Path(args.after), keys)

@@ -3,6 +3,7 @@
     python3 -m posecode_ssg.motion sheet OUT.svg FILE.posecode...   contact sheet of posters
     python3 -m posecode_ssg.motion gif OUT.gif FILE.posecode         animated GIF preview (Pillow)
     python3 -m posecode_ssg.motion rig OUT.json                      write rig.json
+    python3 -m posecode_ssg.motion schema OUT.json                   write motion.schema.json
 
 Files that do not parse are reported on standard error and skipped. Exit status 0, or 1 when a
 file failed, 2 on a usage error.
@@ -52,7 +53,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--fps", type=int, default=12)
     p = sub.add_parser("rig", help="write rig.json")
     p.add_argument("out")
+    p = sub.add_parser("schema", help="write the motion JSON schema (motion.schema.json)")
+    p.add_argument("out")
     args = ap.parse_args(argv)
+
+    if args.cmd == "schema":
+        from .schema import write_motion_schema
+
+        write_motion_schema(args.out)
+        return 0
 
     if args.cmd == "rig":
         from .rigjson import write_rig_json

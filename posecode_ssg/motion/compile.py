@@ -39,6 +39,7 @@ from posecode_ssg.language.vocabulary import (
 from .rig import DEFAULT_START_POSE, START_POSES_TABLE
 from .rotation import align_hemisphere, euler_to_quat, round_quat
 from .startpose import grounded_start_root
+from .support import BOTH_FEET, floor_foot_pin, is_gait, phase_support
 
 #: the bones' ROM boxes, a fixed table made once per bone (callers only read it)
 rom_box = lru_cache(maxsize=None)(_rom_box_uncached)
@@ -61,6 +62,8 @@ class Keyframe:
     ``ground_lock``: single-side contact names; ``turn`` degrees and ``travel`` (x, z) metres are
     the carried absolute values; ``turn_authored`` / ``travel_authored`` say whether this phase
     wrote them. ``line`` is the step's source line, ``ground_lock_line`` the ground-lock line.
+    ``support``: the contacts holding the body at the phase's end; ``gait``: its floor foot pins
+    are stance legs of a travelling gait (both decided once, :mod:`posecode_ssg.motion.support`).
     """
 
     name: str
@@ -81,6 +84,8 @@ class Keyframe:
     line: int
     ground_lock_line: int | None
     authored: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    support: frozenset = BOTH_FEET
+    gait: bool = False
 
 
 @dataclass
@@ -175,6 +180,9 @@ class MotionProgram:
                 ph["turn"] = _num(kf.turn)
             if kf.travel_authored:
                 ph["tr"] = [_num(kf.travel[0]), _num(kf.travel[1])]
+            ph["support"] = sorted(kf.support)
+            if kf.gait:
+                ph["gait"] = True
             if kf.cue is not None:
                 ph["cue"] = kf.cue
             ph["line"] = kf.line
@@ -318,6 +326,10 @@ def compile_ir(ir: IR, *, avatar: str | None = None) -> MotionProgram:
             cue=ph.cue, line=ph.line, ground_lock_line=ph.ground_lock_line, authored=authored,
         ))
         prev_q, prev_eul = q, eul
+    gait = is_gait(keyframes)
+    for kf in keyframes:
+        kf.support = phase_support(kf.ground_lock, kf.pins, kf.grips, kf.reaches)
+        kf.gait = gait and floor_foot_pin(kf.pins)
 
     last = keyframes[-1]
     home = (all(last.quat[b] is base_q[b] or angle_deg(last.quat[b], base_q[b]) <= HOME_TOLERANCE_DEG

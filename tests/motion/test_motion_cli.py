@@ -83,3 +83,35 @@ def test_motion_maintenance_commands(tmp_path):
     bad = tmp_path / "bad.posecode"
     bad.write_text("posecode nonsense\n", encoding="utf-8")
     assert main(["sheet", str(tmp_path / "t.svg"), str(src), str(bad)]) == 1
+
+
+def test_the_schema_file_is_generated_from_the_vocabulary():
+    """motion.schema.json is motion_schema()'s output, whose name lists are the vocabulary's."""
+    from posecode_ssg.language import vocabulary as v
+    from posecode_ssg.motion.schema import motion_schema
+
+    schema = json.loads(SCHEMA_PATH.read_text())
+    assert schema == motion_schema()
+    assert schema["properties"]["startPose"]["enum"] == list(v.START_POSES)
+    assert schema["$defs"]["boneId"]["enum"] == list(v.BONES)
+    assert schema["$defs"]["phase"]["properties"]["m"]["enum"] == list(v.TIMING_MODES)
+    assert set(schema["$defs"]["contactName"]["enum"]) == set(v.EFFECTOR_BONE) | set(v.GROUND_LOCK_CONTACTS)
+
+
+def test_support_and_gait_are_carried_per_phase():
+    """Each phase carries the support it leaves (its locks and pins, and the feet it reached to the
+    floor; both feet after a phase without lock, pin or grip), and a travelling clip that
+    floor-pins both feet marks its floor-pinned phases as a gait (KR §8)."""
+    from posecode_ssg.language import parse
+    from posecode_ssg.motion import compile_ir
+
+    walk = ('posecode exercise "Walk"\n  rig humanoid\n  pose start = standing\n'
+            '  step "Left" 0.5s flow:\n    hip_left: flex 20\n    pin: foot_right floor\n    travel: 0 0.3\n'
+            '  step "Right" 0.5s flow:\n    hip_right: flex 20\n    pin: foot_left floor\n    travel: 0 0.6\n'
+            '  step "Free" 0.5s flow:\n    hip_left: flex 0\n    hip_right: flex 0\n')
+    doc = compile_ir(parse(walk).ir).to_json()
+    assert [ph["support"] for ph in doc["phases"]] == [["foot_right"], ["foot_left"], ["foot_left", "foot_right"]]
+    assert [ph.get("gait", False) for ph in doc["phases"]] == [True, True, False]
+    jsonschema.validate(doc, json.loads(SCHEMA_PATH.read_text()))
+    still = walk.replace("    travel: 0 0.3\n", "").replace("    travel: 0 0.6\n", "")
+    assert not any(ph.get("gait") for ph in compile_ir(parse(still).ir).to_json()["phases"])

@@ -16,6 +16,7 @@ from ..fk import World, forward_kinematics, joint_xyz
 from ..fkprep import euler_key
 from ..rig import SOLVER, START_POSES_TABLE, Avatar, avatar
 from ..rotation import euler_to_matrix, norm3
+from ..support import BOTH_FEET
 from . import (
     contacts,
     floorclamp,
@@ -28,7 +29,7 @@ from . import (
     selfcollision,
     swingclearance,
 )
-from .plan import BOTH_FEET, PreviousEnd, is_gait, plan_phase, support_of
+from .plan import PreviousEnd, plan_phase
 from .pose import Pose, turn_matrix
 from .props import body_faces, face_push
 from .results import Solution
@@ -148,7 +149,6 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
         if body_faces(program.props) else np.zeros(3)
     prev = PreviousEnd(start)
     phases = []
-    gait = is_gait(program)
     planted_h = float(SOLVER["plantedHeight"])
     passes = 2 if program.wrap == 0 and program.keyframes else 1
     last_root = base_root
@@ -159,7 +159,7 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
             if (prev.turn == 0.0 and tuple(prev.travel) == (0.0, 0.0) and not prev.pins and not prev.prints
                     and not prev.grips and prev.support == BOTH_FEET and same_world(prev.world, start)):
                 break   # the seam enters the first phase as the first pass did: it would repeat it
-        st = plan_phase(program, av, i, kf, prev, base_root, base_rot, gait)
+        st = plan_phase(program, av, i, kf, prev, base_root, base_rot)
         for _name, run in PASSES:
             if run is not None:
                 run(st)
@@ -171,7 +171,7 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
         phases.append(st.res)
         prev = PreviousEnd(st.res.world, kf.turn, kf.travel,
                            {(c.effector, c.target): a for c, a in st.pin_targets if c.target == FLOOR},
-                           st.prints, support_of(kf), {(c.effector, c.target) for c in kf.grips})
+                           st.prints, kf.support, {(c.effector, c.target) for c in kf.grips})
 
     n_kf = len(program.keyframes)
     if first_end is not None and math.hypot(first_end[0][0] - base_root[0], first_end[0][2] - base_root[2]) > planted_h \

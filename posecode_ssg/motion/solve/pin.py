@@ -48,7 +48,7 @@ def run(st) -> None:
     A floor pin plants where the effector was when the phase began (world fixed, KR §8: not
     carried by travel, so a walk steps over its stance foot), or where the same pin held it at the
     previous phase end; a floor-pinned foot holds its footprint like a locked foot (levelled,
-    then its held point onto its footprint). In a travelling gait (:func:`~.plan.is_gait`) floor
+    then its held point onto its footprint). In a travelling gait (:func:`posecode_ssg.motion.support.is_gait`) floor
     foot pins are stance legs: the root is lowered until each stance hip is within a straight leg
     of its plant and the leg's two-bone IK puts the foot there. A pinned floor foot is then
     levelled and set on the floor."""

@@ -14,12 +14,10 @@ from posecode_ssg.language.vocabulary import BACK_BONES, EFFECTOR_BONE, FLOOR
 
 from ..fk import World, subtree
 from ..rig import SOLVER, Avatar
+from ..support import BOTH_FEET
 from .measure import ANKLES, footprint, side_of
 from .pose import Pose, turn_matrix
 from .results import PhaseSolution
-
-#: the support of a phase without contacts, and of the start pose: whatever feet are down
-BOTH_FEET = frozenset({"foot_left", "foot_right"})
 
 
 @dataclass
@@ -83,27 +81,8 @@ def unchor(p: np.ndarray, turn: float, travel, base_root: np.ndarray) -> np.ndar
     return turn_matrix(turn).dot(p) + base_root + np.array([travel[0], 0.0, travel[1]])
 
 
-def is_gait(program) -> bool:
-    """The gait exception (KR §8): a clip that travels and floor-pins feet on both sides treats
-    its floor foot pins as stance feet (the root keeps its travelled position, the leg reaches
-    the plant)."""
-    pinned_sides = {side_of(c.effector) for k in program.keyframes for c in k.pins
-                    if c.effector.startswith("foot") and c.target == FLOOR}
-    return len(pinned_sides) == 2 and any(k.travel_authored for k in program.keyframes)
-
-
-def support_of(kf) -> frozenset | set:
-    """The contacts that hold the body at the end of a phase, which the next phase's locks
-    hold on: its locks and pins, and the feet it reached to the floor (secondary contacts, spec
-    §5); both feet after a phase without contacts."""
-    if kf.ground_lock or kf.pins or kf.grips:
-        return set(kf.ground_lock) | {c.effector for c in kf.pins} | \
-            {c.effector for c in kf.reaches if c.target == FLOOR}
-    return BOTH_FEET
-
-
 def plan_phase(program, av: Avatar, index: int, kf, prev: PreviousEnd, base_root: np.ndarray,
-               base_rot: np.ndarray, gait: bool) -> PhaseState:
+               base_rot: np.ndarray) -> PhaseState:
     """The state a phase end's solve starts from: the keyframe's pose at its turn and travel,
     and the anchors of its ground-locks.
 
@@ -163,4 +142,4 @@ def plan_phase(program, av: Avatar, index: int, kf, prev: PreviousEnd, base_root
         if h > planted_h:
             res.lifted_locks.append((c, float(h)))
     sem_ankle = {s: kf.semantic[f"ankle_{s}"][0] for s in ("left", "right")}
-    return PhaseState(program, av, kf, pose, res, prev, gait, anchors, arriving, sem_ankle)
+    return PhaseState(program, av, kf, pose, res, prev, kf.gait, anchors, arriving, sem_ankle)

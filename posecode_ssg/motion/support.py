@@ -1,0 +1,44 @@
+"""What holds the body, decided once at compile time and carried per phase in the motion JSON
+(``support``, ``gait``), so that the numpy solve, the browser runtime and ``eval`` read the same
+answer instead of each deriving it.
+
+- **support** of a phase: the contacts that hold the body at its end, which the next phase's
+  ground-locks hold on: its ground-locks and pins, and the feet it reached to the floor
+  (secondary contacts, spec §5); both feet (:data:`BOTH_FEET`) after a phase with no lock, pin
+  or grip, and for the start pose, which stands on whatever is down.
+- **gait** (KR §8, the gait exception): a clip that travels (a phase writes ``travel``) and
+  floor-pins feet on both sides treats its floor foot pins as stance legs (the root keeps its
+  travelled position, the leg reaches the plant). Carried on the phases that floor-pin a foot,
+  the only phases the rule changes.
+"""
+
+from __future__ import annotations
+
+from posecode_ssg.language.vocabulary import FLOOR
+
+#: the support of a phase without contacts, and of the start pose
+BOTH_FEET = frozenset({"foot_left", "foot_right"})
+
+
+def phase_support(ground_lock, pins, grips, reaches) -> frozenset:
+    """The support a phase leaves for the next (module docstring): effector names.
+
+    ``ground_lock``: single-side contact names; ``pins``, ``grips``, ``reaches``: contacts with
+    ``effector`` and ``target``."""
+    if ground_lock or pins or grips:
+        return frozenset(ground_lock) | {c.effector for c in pins} | \
+            {c.effector for c in reaches if c.target == FLOOR}
+    return BOTH_FEET
+
+
+def floor_foot_pin(pins) -> bool:
+    """Whether a phase pins a foot to the floor."""
+    return any(c.effector.startswith("foot") and c.target == FLOOR for c in pins)
+
+
+def is_gait(phases) -> bool:
+    """The gait exception (module docstring) over a clip's phases: each with ``pins`` and
+    ``travel_authored``."""
+    sides = {c.effector.rsplit("_", 1)[-1] for k in phases for c in k.pins
+             if c.effector.startswith("foot") and c.target == FLOOR}
+    return len(sides) == 2 and any(k.travel_authored for k in phases)
