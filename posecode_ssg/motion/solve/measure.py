@@ -51,8 +51,8 @@ def effector_point(w: World, effector: str, target: str) -> np.ndarray:
 
 
 def hold_mu(w: World, side: str) -> float:
-    """Where a planted foot holds the floor (issue 5: a heel raise pivots about the ball of the
-    foot, a foot on its heel about the heel): μ of the sole point sole + μ·(toe − sole), μ =
+    """Where a planted foot holds the floor (a heel raise pivots about the ball of the foot, a
+    foot on its heel about the heel): μ of the sole point sole + μ·(toe − sole), μ =
     x(3 − x²)/2 with x = (heel − toe height) / ``plantTolerance`` clamped to [−1, 1]: the sole
     centre while the foot is flat, its toe edge once the heel is up, its heel once the toes are
     up (feet on their toes behind a hands/forearms lock: their toes). Same rule in
@@ -113,7 +113,7 @@ def sole_metrics(w: World, side: str) -> tuple[float, float]:
     return float(w.landmarks[f"heel_{side}"][1]), float(w.landmarks[f"toe_{side}"][1])
 
 
-#: largest sole tilt (degrees) of a planted foot (issue 5 item 4: "sole tilt of a locked foot ≤ 5°")
+#: largest sole tilt (degrees) of a planted foot (the eval threshold: sole tilt of a locked foot ≤ 5°)
 SOLE_TILT_LIMIT = 5.0
 
 
@@ -183,9 +183,9 @@ def heel_down(w: World | None, side: str) -> bool:
     higher than its toe + 1 mm (a flat foot is). A phase's first clearance round treats the foot as
     on its heel when it is so at both of the phase's keyframes, its start (the previous phase's
     solved end) and its end (before clearance), so a foot flat at one end and pointed at the other
-    takes one branch through the whole phase: decided per frame, a flat foot's tie flipped it
-    (grapevine's knee jumped ~800 rad/s). Same rule in runtime/solvers/plan.js (``heelDown0``)
-    and root.js ``clearFreeLimbs``. ``w`` None: no start to compare (counts as on its heel)."""
+    takes one branch through the whole phase (decided per frame, a flat foot's tie would flip
+    the branch at a stance handover). Same rule in the runtime's plan (``heelDown0``) and swing
+    clearance. ``w`` None: no start to compare (counts as on its heel)."""
     if w is None:
         return True
     return float(w.landmarks[f"heel_{side}"][1]) <= float(w.landmarks[f"toe_{side}"][1]) + 1e-3

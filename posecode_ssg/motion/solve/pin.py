@@ -19,7 +19,7 @@ from .swingclearance import clear_free_limbs
 
 
 def stance_hold(pose: Pose, side: str, footprint: tuple[np.ndarray, np.ndarray], authored_x: float) -> None:
-    """A stance foot of a travelling gait holds its footprint (issue 5: no slide late in a step):
+    """A stance foot of a travelling gait holds its footprint (no slide late in a step):
     twice — level the foot (``level_foot``), take its held point's error, lower the root until
     the hip is within a straight leg of the ankle target (the ankle moved by that error, at the
     height that keeps the foot on the floor), two-bone leg IK onto it — then level once more and
