@@ -744,10 +744,10 @@ def test_a_misspelt_prop_is_named_as_the_fix_of_the_contacts_that_need_it():
 
 
 def test_a_line_of_a_known_digit_shape_reads_as_lark_reads_it(monkeypatch):
-    """parser._SHAPES: a new line that differs from a parsed one only in its digits, not their
+    """lexer._SHAPES: a new line that differs from a parsed one only in its digits, not their
     number (a new angle, duration, title or cue) takes the parsed line's tokens with its own text, without lark: the
     same ParseResult as a fresh parse, tokens of the same types, values and columns."""
-    from posecode_ssg.language import parser as P
+    import posecode_ssg.language.lexer as P
 
     first = doc("knees: flex 51", 'cue "page 12"', header='posecode exercise "Drill 7-1"',
                 step='step "Lower 3" 1.5s settle:')
