@@ -539,6 +539,18 @@ def test_start_pose_one_line_and_block():
     assert spo[2]["euler"]["x"] == -35
 
 
+@pytest.mark.parametrize("block", [(), ("  # nothing to override yet",)])
+def test_empty_start_pose_block_gives_no_overrides_key(block):
+    """Spec §7: ``startPoseOverrides?`` is optional, and the reference omits it for a
+    ``pose start = X:`` block without overrides; ``startPose`` is still set."""
+    r = parse(doc("knees: flex 1", top=("pose start = standing:",) + block))
+    assert r.ok, r.errors
+    ir = r.to_dict()["ir"]
+    assert ir["startPose"] == "standing"
+    assert "startPoseOverrides" not in ir
+    assert r.ir.start_pose_overrides is None
+
+
 def test_start_pose_block_clamps_with_start_pose_phase_name():
     r = parse(doc("knees: flex 1", top=("pose start = standing:", "  knees: flex 170")))
     assert {w.extra["phase"] for w in r.warnings} == {"start pose"}

@@ -36,4 +36,4 @@ def read_overrides(ctx: Context, block: Block | None,
     if block is None:
         return None
     overrides = read_children(ctx, block[1], START_POSE_PHASE, carried, pose_block=True)[0]
-    return overrides
+    return overrides or None
