@@ -130,7 +130,7 @@ _LINE_REF = re.compile(r'"[^"\n]*"|\b(lines? )(\d+)\b')
 def map_line_refs(text: str, map_line: Callable[[int], int]) -> str:
     """``text`` with each line number it names ("on line 4", "like line 17") replaced by
     ``map_line(n)``; quoted author text is left alone. The parser's messages name document lines
-    this way (parser.py); callers that move a diagnostic into a Markdown file map them too."""
+    this way (blocks.py, statements/); callers that move a diagnostic into a Markdown file map them too."""
     return _LINE_REF.sub(lambda m: m.group(0) if m.group(1) is None
                          else f"{m.group(1)}{map_line(int(m.group(2)))}", text)
 

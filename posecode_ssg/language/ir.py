@@ -144,7 +144,7 @@ class Phase:
 @dataclass
 class IR:
     """A whole parsed document (spec §7). ``start_pose_overrides`` is ``None`` unless a
-    ``pose start = X:`` block was written; ``avatar``/``start_pose``/``clip`` are ``None`` when not
+    ``pose start = X:`` block with at least one override was written; ``avatar``/``start_pose``/``clip`` are ``None`` when not
     declared; ``props`` keeps declaration order and duplicates."""
 
     kind: str

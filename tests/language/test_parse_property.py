@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from lang_shared import SHARED
 from posecode_ssg.language import parse
 from posecode_ssg.language import vocabulary as V
-from posecode_ssg.language.parser import split_lines
+from posecode_ssg.language.lexer import split_lines
 
 FALLBACK = [
     'posecode exercise "Squat"\n  rig humanoid\n  pose start = standing\n'

@@ -539,6 +539,18 @@ def test_start_pose_one_line_and_block():
     assert spo[2]["euler"]["x"] == -35
 
 
+@pytest.mark.parametrize("block", [(), ("  # nothing to override yet",)])
+def test_empty_start_pose_block_gives_no_overrides_key(block):
+    """Spec §7: ``startPoseOverrides?`` is optional, and the reference omits it for a
+    ``pose start = X:`` block without overrides; ``startPose`` is still set."""
+    r = parse(doc("knees: flex 1", top=("pose start = standing:",) + block))
+    assert r.ok, r.errors
+    ir = r.to_dict()["ir"]
+    assert ir["startPose"] == "standing"
+    assert "startPoseOverrides" not in ir
+    assert r.ir.start_pose_overrides is None
+
+
 def test_start_pose_block_clamps_with_start_pose_phase_name():
     r = parse(doc("knees: flex 1", top=("pose start = standing:", "  knees: flex 170")))
     assert {w.extra["phase"] for w in r.warnings} == {"start pose"}
@@ -744,10 +756,10 @@ def test_a_misspelt_prop_is_named_as_the_fix_of_the_contacts_that_need_it():
 
 
 def test_a_line_of_a_known_digit_shape_reads_as_lark_reads_it(monkeypatch):
-    """parser._SHAPES: a new line that differs from a parsed one only in its digits, not their
+    """lexer._SHAPES: a new line that differs from a parsed one only in its digits, not their
     number (a new angle, duration, title or cue) takes the parsed line's tokens with its own text, without lark: the
     same ParseResult as a fresh parse, tokens of the same types, values and columns."""
-    from posecode_ssg.language import parser as P
+    import posecode_ssg.language.lexer as P
 
     first = doc("knees: flex 51", 'cue "page 12"', header='posecode exercise "Drill 7-1"',
                 step='step "Lower 3" 1.5s settle:')
