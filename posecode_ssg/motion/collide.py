@@ -15,15 +15,10 @@ length and limit from rig.py ``SOLVER``):
   (the foot), at the shin radius, against the torso and the **other** leg's thigh and shin; the
   correction turns the **hip**, at most ``selfLegMaxDeg`` in all.
 
-The correction (:func:`resolve_self_collision`) is KR §10.2's bounded push: up to
-``selfIterations`` steps, each turning the joint about (lever × push direction) by
-min(depth / lever, ``selfStepDeg``, what is left of the cap), the Euler angles clamped into the
-joint's ROM box widened to the incoming value. It is a pure function of the pose (no jitter).
-A limb that holds a contact (pin, grip or reach of its hand, fist, elbow, foot or knee) is
-governed by its contact and is not moved. The browser runtime runs the same steps
-(``posecode_ssg/runtime/solvers/selfcollision.js``); what is left is reported by
-:func:`self_collision_depth` (a ``kinematic-self-collision`` diagnostic above
-``selfCollisionReport``).
+This module measures: :func:`deepest` finds a limb's deepest overlap, :func:`self_collision_depth`
+what is left after the solve (a ``kinematic-self-collision`` diagnostic above
+``selfCollisionReport``). The correction is the self-collision pass of the keyframe solve
+(``motion/solve/selfcollision.py``; runtime twin ``runtime/solvers/selfcollision.js``).
 """
 
 from __future__ import annotations
@@ -49,7 +44,7 @@ LIMBS = {
 }
 
 
-def _unit(v: np.ndarray) -> np.ndarray:
+def unit(v: np.ndarray) -> np.ndarray:
     n = float(norm3(v))
     return v / n if n > 1e-9 else np.zeros(3)
 
@@ -66,9 +61,9 @@ def obstacles(w: World) -> dict[str, tuple[np.ndarray, np.ndarray, float]]:
 def _obstacles(w: World) -> dict[str, tuple[np.ndarray, np.ndarray, float]]:
     col = w.avatar.collision
     pel, neck, head = w.pos["pelvis"], w.pos["neck"], w.pos["head"]
-    up = _unit(neck - pel)
+    up = unit(neck - pel)
     out = {"torso": (pel - up * float(SOLVER["selfTorsoBelowPelvis"]), neck, float(col["torso"])),
-           "head": (head, head + _unit(head - neck) * float(SOLVER["headOverhang"]), float(col["head"]))}
+           "head": (head, head + unit(head - neck) * float(SOLVER["headOverhang"]), float(col["head"]))}
     for s in ("left", "right"):
         out[f"thigh_{s}"] = (w.pos[f"hip_{s}"], w.pos[f"knee_{s}"], float(col["thigh"]))
         out[f"shin_{s}"] = (w.pos[f"knee_{s}"], w.pos[f"ankle_{s}"], float(col["shin"]))
@@ -88,7 +83,7 @@ def limb_samples(w: World, limb: str) -> tuple[list[np.ndarray], float, tuple[st
         a, b = w.pos[f"knee_{side}"], w.pos[f"ankle_{side}"]
         over, r, against = float(SOLVER["shinOverhang"]), float(col["shin"]), \
             ("torso", f"thigh_{other}", f"shin_{other}")
-    pts = [a + t * (b - a) for t in _FRACTIONS] + [b + _unit(b - a) * over]
+    pts = [a + t * (b - a) for t in _FRACTIONS] + [b + unit(b - a) * over]
     return pts, r, against
 
 
@@ -214,17 +209,17 @@ def _deepest(w: World, limb: str) -> tuple[float, np.ndarray | None, np.ndarray 
     for name in against:
         a, b, ro = obs[name]
         # the limb's own side of the obstacle: from its axis towards the limb's proximal joint
-        ax = _unit(b - a)
+        ax = unit(b - a)
         side = joint - a
         side = side - ax * float(side.dot(ax))   # perpendicular to the obstacle's axis
-        side_u = _unit(side)
+        side_u = unit(side)
         for p in pts:
             q = _closest_on_segment(p, a, b)
             d = p - q
             dist = float(norm3(d))
             if dist >= ro + r:
                 continue
-            n = d / dist if dist > 1e-9 else _unit(side)
+            n = d / dist if dist > 1e-9 else unit(side)
             if n.dot(side_u) < -0.5:
                 # a sample past the axis is pushed back to the limb's side, the long way out
                 n, dist = -n, -dist
@@ -243,52 +238,3 @@ def self_collision_depth(w: World) -> dict[str, tuple[float, str]]:
         if depth > 0.0:
             out[limb] = (depth, name)
     return out
-
-
-def resolve_self_collision(pose, exempt: set[str], held: set[str] = frozenset()) -> None:
-    """Bounded self-collision push (module docstring) on a working pose of the keyframe solve
-    (``posecode_ssg.motion.solve._Pose``: ``world()``, ``euler``, ``local``, ``set_euler``).
-    ``exempt``: effector names holding a contact this phase (their limbs are not pushed).
-    ``held``: those of them held by a reach, pin or grip; an **arm** among them is instead
-    **swivelled**: the shoulder turns about the shoulder → wrist axis, which moves the elbow and
-    forearm out of the body while the hand stays on its target (each step by
-    min(depth / distance from the axis, ``selfStepDeg``), in the direction that moves the deepest
-    sample along its push, the same cap and box). Mutates ``pose``."""
-    from .solve import _clamp_box   # local import: solve imports this module
-
-    step_cap = float(SOLVER["selfStepDeg"])
-    for limb, (side, joint, effectors) in LIMBS.items():
-        swivel = limb.startswith("arm") and bool(held.intersection(effectors))
-        if exempt.intersection(effectors) and not swivel:
-            continue
-        cap = float(SOLVER["selfArmMaxDeg"] if limb.startswith("arm") else SOLVER["selfLegMaxDeg"])
-        widen = pose.euler[joint]
-        total = 0.0
-        for _ in range(int(SOLVER["selfIterations"])):
-            w = pose.world()
-            depth, p, n, _name = deepest(w, limb)
-            if depth <= 1e-4 or n is None or total >= cap:
-                break
-            if swivel:
-                ax = _unit(w.pos[f"wrist_{side}"] - w.pos[joint])
-                move = cross3(ax, p - w.pos[joint])   # sample velocity per radian about ax
-                mn = float(norm3(move))
-                along = float(move.dot(n))
-                if mn < 1e-6 or abs(along) < 1e-9 or float(ax.dot(ax)) < 0.5:
-                    break
-                step = min(math.degrees(depth / mn), step_cap, cap - total)
-                turned = turned_euler(pose.local[joint], w.rot[joint], ax, math.radians(step if along > 0 else -step))
-                pose.set_euler(joint, _clamp_box(joint, turned, widen))
-                total += step
-                continue
-            lever = p - w.pos[joint]
-            ln = float(norm3(lever))
-            ax = cross3(lever, n)
-            an = float(norm3(ax))
-            if ln < 1e-6 or an < 1e-9:
-                break
-            step = min(math.degrees(depth / ln), step_cap, cap - total)
-            turned = turned_euler(pose.local[joint], w.rot[joint], ax / an, math.radians(step))
-            pose.set_euler(joint, _clamp_box(joint, turned, widen))
-            total += step
-
