@@ -81,7 +81,7 @@ def test_diff_other_page_changes_reload_the_page(new_body):
 
 
 def test_diff_patch_is_left_out_for_many_pages():
-    from posecode_ssg.site.serve import PATCH_LIMIT
+    from posecode_ssg.site.serve.snapshots import PATCH_LIMIT
 
     names = [f"p{n}.html" for n in range(PATCH_LIMIT + 1)]
     old = snap({name: page("<p>x</p>" + figure("f1", '{"q":1}')) for name in names})
