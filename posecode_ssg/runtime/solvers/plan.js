@@ -18,65 +18,10 @@
  */
 
 import { makeChain } from "./ccd.js";
-import { planUpper } from "./hands.js";
+import { contactHeight, contactHeightRule, footprint, propAnchor } from "./measure.js";
 import { turnXZ } from "../quat.js";
 
 const SIDES = ["left", "right"];
-
-/** A prop anchor's world point ([x, y, z] m) from rig.json `props`, or null. */
-export function propAnchor(rig, name) {
-  for (const p of Object.values(rig.props)) if (p.anchors && p.anchors[name]) return p.anchors[name];
-  return null;
-}
-
-/** Bone indices of `bone`'s subtree (itself included). */
-function subtree(sk, bone) {
-  const out = [];
-  for (let i = 0; i < sk.boneCount; i++) {
-    let j = i;
-    while (j >= 0 && j !== bone) j = sk.parent[j];
-    if (j === bone) out.push(i);
-  }
-  return Int16Array.from(out);
-}
-
-/**
- * How the contact height of a floor effector is measured (kinematics-reference §7.1, the numpy
- * solve's `_contact_height`): `{mode, bone, bones, value}`; mode "subtree" (joint height above
- * the lowest mesh point of its subtree: feet, hands), "const" (elbow: rig.json
- * `solver.elbowFloorHeight`), "pelvis" (max of `solver.pelvisFloorMin` and the pelvis height
- * above the back bones' lowest point), "radius" (knee: the larger capsule radius at the knee).
- */
-export function contactHeightRule(rig, sk, effector) {
-  const bone = sk.index.get(rig.effectors[effector] || effector);
-  if (effector.startsWith("elbow")) return { mode: "const", bone, bones: null, value: rig.solver.elbowFloorHeight };
-  if (effector === "pelvis") {
-    return { mode: "pelvis", bone, bones: Int16Array.from(rig.backBones.map((b) => sk.index.get(b))), value: rig.solver.pelvisFloorMin };
-  }
-  if (effector.startsWith("knee")) {
-    const ankle = sk.index.get(`ankle_${effector.slice(5)}`);
-    let r = 0;
-    for (let i = 0; i < sk.segFrom.length; i++) {
-      if (sk.segTo[i] === bone) r = Math.max(r, sk.segR[i * 2 + 1]);
-      if (sk.segFrom[i] === bone && sk.segTo[i] === ankle) r = Math.max(r, sk.segR[i * 2]);
-    }
-    return { mode: "const", bone, bones: null, value: r };
-  }
-  return { mode: "subtree", bone, bones: subtree(sk, bone), value: 0 };
-}
-
-/**
- * Height (m) of an effector's joint when its own surface just touches the floor; call after
- * `sk.measureLowest()`.
- */
-export function contactHeight(sk, rule) {
-  if (rule.mode === "const") return rule.value;
-  let low = Infinity;
-  const lb = sk.lowestByBone;
-  for (let i = 0; i < rule.bones.length; i++) if (lb[rule.bones[i]] < low) low = lb[rule.bones[i]];
-  const h = sk.worldP[rule.bone * 3 + 1] - low;
-  return rule.mode === "pelvis" ? Math.max(rule.value, h) : h;
-}
 
 /**
  * A warning a held ground-locked foot raises (issue 5: never a silent heel lift or slide), reused
@@ -99,33 +44,30 @@ function footWarning(code, foot, phase) {
   return w;
 }
 
-/**
- * Where a planted foot holds the floor (issue 5: a heel raise pivots about the ball of the foot,
- * a foot on its heel about the heel): the point sole + μ·(toe − sole) of the sole line, μ =
- * x(3 − x²)/2 with x = (heel − toe height) / `tol` clamped to [−1, 1] — the sole centre while the
- * foot is flat, its toe edge once the heel is up, its heel once the toes are up.
- * @returns {number} μ
- */
-export function holdMu(L, sole, toe, heel, tol) {
-  const x = Math.min(1, Math.max(-1, (L[heel * 3 + 1] - L[toe * 3 + 1]) / tol));
-  return 0.5 * x * (3 - x * x);
-}
+const _f = new Float64Array(4);
 
 /**
- * The floor footprint of a foot (world, horizontal): `out` = [cx, cz, dx, dz], the centre C of
- * the flat sole and D, half the sole line (sole → toe) laid flat along the foot's heading, taken
- * so that C + μD is the held point now (`holdMu`); a held foot keeps C + μD under its sole
- * point sole + μ(toe − sole) whatever its pitch (solve.py `_footprint`).
+ * The plan of one locked hand or elbow (plan.js): its contact-height rule plus the limb's bones,
+ * chain and anchor — the palm landmark (hand) or elbow joint where it was on the floor (lowest
+ * point ≤ `solver.plantedHeight`) in the solved pose `sk` ending the previous phase, kept in the
+ * choreography frame (turn and travel removed) like a stance of feet; `held` 0 when it was not down.
  */
-export function footprint(L, sole, toe, heel, tol, out) {
-  const m = holdMu(L, sole, toe, heel, tol), s = sole * 3, t = toe * 3;
-  const ux = L[t] - L[s], uz = L[t + 2] - L[s + 2];
-  const k = Math.hypot(ux, L[t + 1] - L[s + 1], uz) / Math.max(Math.hypot(ux, uz), 1e-9);
-  out[2] = ux * k; out[3] = uz * k;
-  out[0] = L[s] + m * (ux - out[2]); out[1] = L[s + 2] + m * (uz - out[3]);
-  return out;
+function planUpper(rig, sk, c, startPos, prevRoot) {
+  const u = contactHeightRule(rig, sk, c), s = c.slice(c.indexOf("_") + 1), hand = c.startsWith("hand");
+  const ids = (b) => sk.index.get(`${b}_${s}`);
+  Object.assign(u, { hand, pro: s === "left" ? -1 : 1, shoulder: ids("shoulder"), elbow: ids("elbow"), wrist: ids("wrist"),
+    palm: sk.landmarkIndex.get(`palm_${s}`), anchor: new Float64Array(2), held: 0,
+    chain: hand ? makeChain(rig, sk, [`shoulder_${s}`, `elbow_${s}`], `wrist_${s}`) : makeChain(rig, sk, [`shoulder_${s}`], `elbow_${s}`) });
+  sk.measureLowest();
+  const src = hand ? sk.landmarkP : sk.worldP, o = (hand ? u.palm : u.elbow) * 3;
+  const low = hand ? sk.worldP[u.bone * 3 + 1] - contactHeight(sk, u) : src[o + 1] - u.value;
+  if (low <= rig.solver.plantedHeight) {
+    const x = src[o] - startPos[0] - prevRoot[1], z = src[o + 2] - startPos[2] - prevRoot[2];
+    turnXZ(u.anchor, 0, -prevRoot[0], x, z);
+    u.held = 1;
+  }
+  return u;
 }
-const _f = new Float64Array(4);
 
 /** An empty plan (no root-moving contact). */
 export function emptyPlan() {

@@ -35,8 +35,8 @@
 
 import { ccd, makeChain, readChain, run } from "./ccd.js";
 import { fromEulerXYZ, jointAngles, slerpInto } from "../quat.js";
-import { contactHeight, contactHeightRule } from "./plan.js";
-import { clearFreeLimbs } from "./root.js";
+import { contactHeight, contactHeightRule } from "./measure.js";
+import { clearFreeLimbs } from "./swingclearance.js";
 import { palmFlat } from "./hands.js";
 
 

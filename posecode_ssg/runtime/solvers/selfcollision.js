@@ -30,8 +30,8 @@
  */
 
 import { makeChain, readChain, rotateJoint } from "./ccd.js";
-import { axisAngle, dot, slerpInto, TO_DEG as DEG } from "../quat.js";
-import { clearFreeLimbs } from "./root.js";
+import { axisAngle, dot, slerpInto, TO_DEG } from "../quat.js";
+import { clearFreeLimbs } from "./swingclearance.js";
 import { perFigure } from "./limb.js";
 import { grounding } from "./grounding.js";
 
@@ -194,8 +194,8 @@ export const selfCollision = {
           readChain(ctx, ch, 1);
           started = true;
         }
-        const step = Math.min(depth / lev * DEG, solver.selfStepDeg, cap - total);
-        rotateJoint(ctx, ch, 0, axisAngle(_t, 0, ax, ay, az, sg * step / DEG));
+        const step = Math.min(depth / lev * TO_DEG, solver.selfStepDeg, cap - total);
+        rotateJoint(ctx, ch, 0, axisAngle(_t, 0, ax, ay, az, sg * step / TO_DEG));
         total += step;
         ctx.limbsMoved = true;
       }
