@@ -2,7 +2,7 @@
  * Hands and forearms locked to the floor with the feet (plank, push-up, cat-cow, bird-dog; issue
  * 5: each contact held where it was planted), the same steps as the numpy keyframe solve
  * (posecode_ssg/motion/solve.py `_hold_uppers`; kinematics-reference §6.3): after the body's
- * pivot about the feet (root.js) each arm's two-bone IK (limb.js) holds the palm, or the shoulder
+ * pivot about the feet (groundlock.js) each arm's two-bone IK (limb.js) holds the palm, or the shoulder
  * holds the elbow, where it was on the floor when the phase began.
  * @module solvers/hands
  */
@@ -36,7 +36,7 @@ function anchorAt(ctx, u) {
 }
 
 /** Mean height (m) of the held hands / forearms (all, when none is held) above their floor
- * contact height: the error the body's pivot about the feet drives to zero (root.js). */
+ * contact height: the error the body's pivot about the feet drives to zero (groundlock.js). */
 export function upperGap(ctx) {
   const sk = ctx.skeleton, U = ctx.plan.uppers, any = U.some((v) => v.held);
   sk.measureLowest();

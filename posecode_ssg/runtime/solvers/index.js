@@ -82,7 +82,7 @@ export const PASS_ORDER = ["grounding", "ground-lock", "pin", "swing-clearance",
 
 /**
  * Run every pass on `ctx` in order.
- * @param {object} ctx the {@link SolveContext} of one figure (see pose.js)
+ * @param {object} ctx the {@link SolveContext} of one figure (see figuremodel.js)
  */
 export function runPasses(ctx) {
   for (let i = 0; i < PASSES.length; i++) PASSES[i].run(ctx);

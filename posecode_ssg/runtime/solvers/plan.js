@@ -113,7 +113,7 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
     plan.lockAnchor = new Float64Array(feet.length * 4);
     plan.lockHeld = new Uint8Array(feet.length);
     plan.lockLevel = !gl.some((c) => c.startsWith("hand_") || c.startsWith("elbow_"));
-    // hands / forearms locked with the feet: the body pivots about the feet (root.js)
+    // hands / forearms locked with the feet: the body pivots about the feet (groundlock.js)
     plan.uppers = gl.filter((c) => c.startsWith("hand_") || c.startsWith("elbow_")).map((c) => planUpper(rig, sk, c, startPos, prevRoot));
     plan.lockSole = ids("sole", feet, sk.landmarkIndex);
     plan.lockChain = feet.map((s) => makeChain(rig, sk, [`hip_${s}`, `knee_${s}`], `ankle_${s}`));
@@ -151,7 +151,7 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
     const bone = sk.index.get(rig.effectors[effector] || effector);
     const side = effector.endsWith("_left") ? "left" : "right";
     const top = effector.startsWith("foot_") && (anchor === "box" || anchor === "seat");
-    // side: 0 left, 1 right (root.js: a foot pin's ankle)
+    // side: 0 left, 1 right (pin.js: a foot pin's ankle)
     const pin = { effector, anchor, floor, bone, side: effector === "foot_left" ? 0 : 1, sole: top ? sk.landmarkIndex.get(`sole_${side}`) : -1,
       target: new Float64Array(3), rule: floor ? contactHeightRule(rig, sk, effector) : null, chain: null, leg: 0 };
     if (floor && effector.startsWith("foot_")) {
@@ -159,7 +159,7 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
       pin.chain = makeChain(rig, sk, [`hip_${side}`, `knee_${side}`], `ankle_${side}`);
       const o = (b) => { const i = sk.index.get(b) * 3; return Math.hypot(sk.offsets[i], sk.offsets[i + 1], sk.offsets[i + 2]); };
       pin.leg = o(`knee_${side}`) + o(`ankle_${side}`);
-      // its footprint (world), held like a locked foot's (root.js `holdError`)
+      // its footprint (world), held like a locked foot's (measure.js `holdError`)
       pin.lm = Int16Array.from(["sole", "toe", "heel"].map((n) => sk.landmarkIndex.get(`${n}_${side}`)));
       pin.print = footprint(sk.landmarkP, pin.lm[0], pin.lm[1], pin.lm[2], rig.solver.plantTolerance, new Float64Array(4));
     }
@@ -178,14 +178,15 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
   // pins are all floor foot pins keeps its travelled root; the stance legs reach the plants, and a
   // free foot pushed through the floor is lifted by its own leg
   plan.stance = gait && plan.pins.length > 0 && plan.pins.every((q) => q.chain);
-  // swing clearance (root.js `clearFreeLimbs`): while resting on a locked or floor-pinned contact,
+  // swing clearance (swingclearance.js `clearFreeLimbs`): while resting on a locked or floor-pinned contact,
   // a free foot whose toe the pose pushes through the floor is turned up at the ankle
   const busy = new Set([...(phase.pin || []), ...(phase.reach || []), ...(phase.grip || [])].map(([e]) => e).concat(phase.gl || []));
   // and a foot reaching for the floor is kept out of it by its own ankle after the reach's blend
   // (reach.js), so a reach fading in never pushes the body up off the standing foot — or off the
-  // box, a foot pinned on it (`sole`; box-step-up's left foot reaching down lifted the body 9.6 mm
-  // off its pin; a free foot there is not turned: step-up's, dipping as the body rises onto the
-  // box, jerked its ankle; a pelvis on the seat is neither: its free legs flipped between frames)
+  // box, a foot pinned on it (`sole`: a foot reaching down from the box would lift the body off
+  // its pin); a free foot there is not turned (it dips as the body rises onto the box, and turning
+  // it would jerk its ankle); a pelvis on the seat is neither (its free legs would flip between
+  // frames)
   plan.reachSwing = [];
   const rests = (phase.gl || []).length || plan.pins.some((q) => q.floor);
   if (rests || plan.pins.some((q) => q.sole >= 0)) {
@@ -197,7 +198,7 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
       if (!reached && (!rests || (!arriving && (busy.has(`foot_${s}`) || busy.has(`knee_${s}`))))) continue;
       const heel = sk.landmarkIndex.get(`heel_${s}`), toe = sk.landmarkIndex.get(`toe_${s}`);
       (reached ? plan.reachSwing : plan.swing).push({ ankle: sk.index.get(`ankle_${s}`), knee: sk.index.get(`knee_${s}`),
-        heel, toe, heelDown0: sk.landmarkP[heel * 3 + 1] <= sk.landmarkP[toe * 3 + 1] + 1e-3 });   // root.js `clearFreeLimbs`
+        heel, toe, heelDown0: sk.landmarkP[heel * 3 + 1] <= sk.landmarkP[toe * 3 + 1] + 1e-3 });   // swingclearance.js `clearFreeLimbs`
     }
   }
   for (const [effector, anchor] of phase.grip || []) {
@@ -210,7 +211,7 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
     const fingers = Int16Array.from(digits.map((d) => sk.index.get(`${d}_${side}`)));
     const curl = Float64Array.from(digits.flatMap((d) => (d === "thumb"
       ? [hs.thumbCurl, 0, side === "left" ? hs.thumbZ : -hs.thumbZ] : [hs.curl, 0, 0])));
-    // held: the previous phase ended holding this bar with this hand (root.js `grip`)
+    // held: the previous phase ended holding this bar with this hand (grip.js)
     const held = (prevPhase?.grip || []).some(([e, an]) => e === effector && an === anchor);
     plan.grips.push({ effector, anchor, bone: sk.index.get(wrist), target: Float64Array.from(p),
       chain: makeChain(rig, sk, [`shoulder_${side}`, `elbow_${side}`], wrist), fingers, curl, held,

@@ -49,8 +49,8 @@ const ss = (x) => (x <= 0 ? 0 : x >= 1 ? 1 : x * x * (3 - 2 * x));
 const _T = new Float64Array(3), _Q = new Float64Array(8);
 /**
  * A foot stepping off the box (its leg stood on it in the phase before, free now) follows a path
- * planned over the segment instead of being lifted out per frame (which threw the knee up at
- * once: step-up's "Off the box" 620 rad/s at the keyframe). From its ankle where the segment
+ * planned over the segment instead of being lifted out per frame (which would throw the knee
+ * up at once at the keyframe). From its ankle where the segment
  * starts, A (plan.js `at0`), to where it ends, B (recorded here from the segment's own end
  * solve at load, u = 1): it rises straight up off the top to the height Y at which a vertical
  * shin with its overhang clears the box (top + shin radius + `propLiftGap` + `shinOverhang`),
@@ -155,9 +155,8 @@ function limbLift(ctx, st, s) {
 /**
  * The limb faces (the box), after the reaches: each free leg (not {@link fixedLegs}; a foot
  * reaching for the floor included) is lifted clear (`limbLift`). Not in a segment's first-instant
- * solve (pose.js `startSolve`): the entry blend is recorded before this pass, which runs after it
- * (recording it after counted the lift twice: step-up's knee went from 65° to 27° at "Off the
- * box", then kicked forward and back).
+ * solve (figuremodel.js `startSolve`): the entry blend is recorded before this pass, which runs
+ * after it (recording it after the lift would count the lift twice).
  */
 export const propLimbs = {
   run(ctx) {

@@ -76,7 +76,7 @@ function bodyFaceDepth(st, f, P) {
 /**
  * The props pass (see the module comment). Sets `ctx.limbsMoved` when it changed the pose and
  * leaves the body faces' total push (m) in `ctx.propPush`; on the base pose (segment −1) it only
- * measures that push (the figure's prop placement, pose.js `_place`).
+ * measures that push (the figure's prop placement, figuremodel.js `_place`).
  */
 export const props = {
   run(ctx) {
@@ -99,7 +99,7 @@ export const props = {
       }
     }
     if (ctx.segment < 0) {
-      // the base pose (plan building): measured for the prop placement (pose.js), not moved
+      // the base pose (plan building): measured for the prop placement (figuremodel.js), not moved
       if (push) sk.translate(-push[0], -push[1], -push[2]);
       ctx.limbsMoved = false;
     }

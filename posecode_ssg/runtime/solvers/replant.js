@@ -12,10 +12,10 @@ import { setX, shiftLeg } from "./limb.js";
  * A stance foot of a travelling gait back on its footprint after the entry blend (replant): its
  * leg's two-bone IK moves the ankle by the held point's horizontal error, and the ankle then turns
  * with the shank so the sole keeps its pitch (its offset from the levelled angle, `flatAnkle`);
- * twice. The blend's share of the root and joint offsets walked the planted foot (grapevine's
- * stance toe 33 mm). Continuous: at a segment's start the blended pose is the previous end, whose
- * foot is on this footprint. (Swivelling it to its heading here too, or lowering it onto the floor,
- * made the joints jump at the handovers.)
+ * twice: the blend's share of the root and joint offsets walks the planted foot otherwise.
+ * Continuous: at a segment's start the blended pose is the previous end, whose foot is on this
+ * footprint. Neither its heading nor its height is restored here: either makes the joints jump at
+ * the stance handovers.
  */
 function rehold(ctx, q) {
   const P = ctx.skeleton.worldP, side = q.side, box = ctx.plan.ankleBox;
@@ -29,11 +29,11 @@ function rehold(ctx, q) {
 /**
  * Replant, after the entry blend (blend.js): the blend adds a fading share of the offset between
  * the previous phase's end and this segment's start — root and joints — which keeps the pose
- * continuous at the boundary but, half applied, walks a firmly held foot (a contact change: the
- * half-kneel's pinned knee handing over to the feet moved the front foot 6 mm). The root is
- * translated by the mean hold error of the firmly held feet (plan.js footprints, as ground-lock
- * measured them this frame) and down until the lowest of them, or of the figure, is on the floor. Nothing moves at a
- * phase end (no blend), so the numpy keyframe solve has no twin of it.
+ * continuous at the boundary but, half applied, walks a firmly held foot (at a contact change: a pinned
+ * knee handing over to the feet). The root is translated by the mean hold error of the firmly held
+ * feet (plan.js footprints, as ground-lock measured them this frame) and down until the lowest of
+ * them, or of the figure, is on the floor. Nothing moves at a phase end (no blend), so the numpy
+ * keyframe solve has no twin of it.
  */
 export const replant = {
   run(ctx) {

@@ -74,10 +74,10 @@ export function clearFreeLimbs(ctx, sw = ctx.plan.swing) {
   const graze = fl - 0.2 * ctx.rig.solver.plantTolerance, reached = sw !== ctx.plan.swing;
   for (let i = 0; i < sw.length; i++) {
     const f = sw[i], a = f.ankle * 3, h = f.heel * 3, t = f.toe * 3, k = f.knee * 4;
-    // on its heel or not: decided once per phase for the first round (a flat foot's tie flipped the
-    // branch from frame to frame: grapevine's knee jumped ~800 rad/s): on its heel when the heel is
-    // no higher than the toe (1 mm) at both keyframes, the phase's start (plan.js) and end (its
-    // first solve, pose.js); later rounds follow the foot as the first one left it
+    // on its heel or not: decided once per phase for the first round (decided per frame, a flat
+    // foot's tie would flip the branch from frame to frame): on its heel when the heel is no higher
+    // than the toe (1 mm) at both keyframes, the phase's start (plan.js) and end (its first solve,
+    // figuremodel.js); later rounds follow the foot as the first one left it
     if (f.heelDown === undefined) f.heelDown = f.heelDown0 && L[h + 1] <= L[t + 1] + 1e-3;
     for (let it = 0; it < ctx.rig.solver.clearanceIterations; it++) {
       sk.measureLowest();
@@ -85,16 +85,16 @@ export function clearFreeLimbs(ctx, sw = ctx.plan.swing) {
       if (it ? L[h + 1] <= L[t + 1] : f.heelDown) {
         // on its heel: turning the toes up would drive the heel down; a foot reaching for the
         // floor is left on it, one with its toes up on purpose (ankle dorsiflexed) is set down on
-        // its heel by its own leg (the body rose off its locked support: directions' toes-up foot
-        // lifted the held one 9.6 mm), else the knee lifts it (below)
+        // its heel by its own leg (so the body is not raised off its locked support), else the knee
+        // lifts it (below)
         if (reached) break;
         if (q[f.ankle * 4] < 0) {
           // toes up on purpose (ankle dorsiflexed): the hip flexes until the knee is as much
           // higher as the heel is low and the knee bends back by as much, so the shank and foot
           // keep their orientation and only rise, the heel coming forward (flexing the knee alone
-          // pitched 15° of dorsiflexion down to 7°); the knee has x only (rig.json rom), its
-          // bend-back kept within its range widened to its angle (a hip extending to rise asked it to
-          // hyperextend -78°)
+          // would pitch the dorsiflexion away); the knee has x only (rig.json rom), its bend-back
+          // kept within its range widened to its angle (a hip extending to rise can ask for a
+          // hyperextension past it)
           const x = 2 * Math.atan2(q[k], q[k + 3]) * TO_DEG, r = ctx.rig.rom[sk.boneIds[f.knee]].x;
           setX(ctx, k, Math.min(Math.max(x - hingeUp(ctx, sk.parent[f.knee], P, f.knee * 3, fl - lb[f.ankle], 0, true), Math.min(r[0], x)), Math.max(r[1], x)));
           continue;
