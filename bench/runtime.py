@@ -4,8 +4,11 @@
 
 Prints:
 - the bytes of posecode_ssg/runtime/dist/posecode-runtime.js (the only script a page loads: our
-  code + the three.js modules it imports), raw and gzip -9, and our own code alone (the same
-  package.json build steps with three marked external) — targets ≤ 165 KB gzip in all, ≤ 25 KB ours;
+  code + the three.js modules it imports), raw and gzip -9 (target ≤ 165 KB gzip in all), our own
+  code's share (the same package.json build steps with three marked external) and each of our
+  modules: its bytes in the bundle (esbuild's metafile, minified, before terser) and the gzip -9 of
+  the file minified alone by esbuild (no bundling; alone a file compresses without the others'
+  context, so these sum to more than our code's gzip);
 - solve ms per figure-frame (timeline + FK + solver passes, every figure, 100 frames) and draw ms
   per figure-frame (render + copy of the figures in view while they play), for pages with 1, 20
   and 200 figures of conformance examples (1280×800 viewport, device scale 1, SwiftShader);
@@ -27,6 +30,9 @@ import argparse
 import functools
 import gzip
 import http.server
+import json
+import shlex
+import subprocess
 import sys
 import tempfile
 import threading
@@ -37,7 +43,6 @@ sys.path.insert(0, str(REPO / "playwright_tests"))  # pages.py as a top-level mo
 sys.path.insert(0, str(REPO))
 
 from posecode_ssg.evaluate.browser import have_browser, launch_args  # noqa: E402
-from tests.runtime.test_runtime_package import own_code  # noqa: E402
 from pages import (BUNDLE, TIMELINE_PROBE, RuntimeSite, compiled_example, euler_quat,  # noqa: E402
                    example_names, figure_html, motion)
 
@@ -49,13 +54,60 @@ def kb(n: int) -> str:
     return f"{n / 1024:.1f} KB"
 
 
+RUNTIME = REPO / "posecode_ssg" / "runtime"
+
+
+def tool(name: str) -> Path:
+    path = REPO / "node_modules" / ".bin" / name
+    if not path.exists():
+        raise SystemExit(f"{name} not installed (npm ci)")
+    return path
+
+
+def own_code(tmp: Path) -> bytes:
+    """Our runtime with three.js left out, built by the steps of package.json's build script
+    (esbuild, then terser) with ``three`` external and the output in ``tmp``."""
+    script = json.loads((REPO / "package.json").read_text())["scripts"]["build"]
+    out = str(tmp / "own.js")
+    for step in script.split("&&"):
+        args = [a.replace("posecode_ssg/runtime/dist/posecode-runtime.js", out) for a in shlex.split(step)]
+        if args[0] == "esbuild":
+            args.append("--external:three")
+        subprocess.run([str(tool(args[0])), *args[1:]], cwd=REPO, capture_output=True, check=True)
+    return Path(out).read_bytes()
+
+
+def module_sizes(tmp: Path) -> list[tuple[str, int, int]]:
+    """(module, bytes in the esbuild-minified bundle, gzip -9 of the file minified alone) for each
+    of our runtime's modules, largest share first."""
+    meta = tmp / "meta.json"
+    subprocess.run([str(tool("esbuild")), "posecode_ssg/runtime/index.js", "--bundle", "--format=esm", "--minify",
+                    "--target=es2020", "--external:three", f"--outfile={tmp / 'meta.js'}", f"--metafile={meta}"],
+                   cwd=REPO, capture_output=True, check=True)
+    inputs = next(iter(json.loads(meta.read_text())["outputs"].values()))["inputs"]
+    rows = []
+    for path, info in inputs.items():
+        alone = subprocess.run([str(tool("esbuild")), path, "--minify", "--format=esm", "--target=es2020"],
+                               cwd=REPO, capture_output=True, check=True).stdout
+        rows.append((str(Path(path).relative_to("posecode_ssg/runtime")), info["bytesInOutput"], len(gzip.compress(alone, 9))))
+    return sorted(rows, key=lambda r: -r[1])
+
+
 def payload() -> None:
     raw = BUNDLE.read_bytes()
     with tempfile.TemporaryDirectory() as tmp:
         own = own_code(Path(tmp))   # the build's steps with three external
+        modules = module_sizes(Path(tmp))
+    total, ours = len(gzip.compress(raw, 9)), len(gzip.compress(own, 9))
     print("JS a page loads (one file: runtime + the three.js it imports)")
-    print(f"  posecode-runtime.js   raw {kb(len(raw)):>9}   gzip {kb(len(gzip.compress(raw, 9))):>8}   (target ≤ 165 KB gzip)")
-    print(f"  of which our code     raw {kb(len(own)):>9}   gzip {kb(len(gzip.compress(own, 9))):>8}   (target ≤ 25 KB gzip)")
+    print(f"  posecode-runtime.js   raw {kb(len(raw)):>9}   gzip {kb(total):>8}   (target ≤ 165 KB gzip)")
+    print(f"  of which our code     raw {kb(len(own)):>9}   gzip {kb(ours):>8}   ({100 * ours / total:.0f} % of the gzip;"
+          " built with three external)")
+    print("  our modules: bytes in the bundle (esbuild metafile, minified, before terser) and gzip -9 of the file")
+    print("  minified alone (esbuild, no bundling: without the other files' context, so these add up to more)")
+    for name, inside, alone in modules:
+        print(f"    {name:<28} {inside:>7} B   alone gzip {alone:>6} B")
+    print(f"    {'(sum)':<28} {sum(r[1] for r in modules):>7} B   alone gzip {sum(r[2] for r in modules):>6} B")
 
 
 MEASURE = """async (frames) => {

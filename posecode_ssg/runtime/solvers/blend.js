@@ -14,7 +14,7 @@
  * dg/dt = 1 at u = 0 and 0 at u = 1) to each joint's angles, so a contact handover (a stance foot
  * changing at a step) does not jerk the free leg (eval's C1 metric): knees and ankles only (and
  * hips in a travelling gait's stance), not
- * the root nor a leg a pin or lock holds in this segment (that slid the planted foot), nor the
+ * the root nor a leg a pin or lock holds in this segment (that slides the planted foot), nor the
  * arms (the self-collision pass, before this one, could no longer keep them clear). Root slerp: quat.js `slerpInto`. A joint's offset is added in its joint angles e (quat.js `jointAngles`,
  * the axes of its rig.json `rom` box) and the sum is clamped into the box (widened to the
  * unblended and the end angle): a quaternion slerp between an open and a gripping hand leaves the thumb's
@@ -26,7 +26,7 @@
 import { fromEulerXYZ, jointAngles, mul, slerpInto } from "../quat.js";
 
 const _q = new Float64Array(4), _e = new Float64Array(15), ID = Float64Array.of(0, 0, 0, 1);
-/** Largest joint-angle offset (degrees) a rate blend may add (walk-cycle's touch-down needs 3.5°, pirouette's ~10°). */
+/** Largest joint-angle offset (degrees) a rate blend may add (a touch-down or a turn's needs stay under it). */
 const RATE_DEG = 12;
 
 /** Whether a floor pin's stance leg or a locked foot's leg of `plan` contains bone `b`. */
@@ -53,10 +53,9 @@ export function setEntryBlend(plan, end, start, endV, startV, D) {
   for (let b = 0; b < end.local.length / 4; b++) {
     let moved = false;
     // only a free knee or ankle (a stance handover's swing leg), and its hip in a travelling gait's
-    // stance (grapevine's crossing hip jumped 0.6-0.9 rad/s; elsewhere a hip's rate swung a foot
-    // reaching for the floor into it and the floor clamp lifted the standing foot: pivot-turns.md
-    // 24 -> 37 mm): a held leg's rate is left to its contact (offsetting it slid the planted
-    // foot), an arm's to the self-collision pass before
+    // stance (elsewhere a hip's rate would swing a foot reaching for the floor into it, and the
+    // floor clamp would lift the standing foot): a held leg's rate is left to its contact
+    // (offsetting it slides the planted foot), an arm's to the self-collision pass before
     const held = !(plan.knee || []).includes(b) && !(plan.ankle || []).includes(b) && !(plan.stance && plan.hip.includes(b)) || holds(plan, b);
     // moved: the rotation between the start and another solve (conj(start)·o, whose w is their dot product) is not 0
     for (const o of [end.local, endV.local, startV.local]) {

@@ -11,7 +11,7 @@
  * @module solvers/ccd
  */
 
-import { dot, eulerOf, fromEulerXYZ, matrix, mul, TO_DEG as DEG } from "../quat.js";
+import { dot, eulerOf, fromEulerXYZ, matrix, mul, TO_DEG } from "../quat.js";
 
 const _qa = new Float64Array(4), _qb = new Float64Array(4), _qc = new Float64Array(4);
 const _a = new Float64Array(3), _b = new Float64Array(3), _u = new Float64Array(3);
@@ -137,7 +137,7 @@ export function run(ctx, ch, n, t, stop = ctx.rig.solver.ccdStopDistance) {
         const aa = dot(_a, _a), bb = dot(_b, _b);
         if (aa < 1e-8 || bb < 1e-8) continue;
         const ang = Math.atan2(dot(_u, cross()), dot(_a, _b));
-        ch.eul[3] += ang * DEG;
+        ch.eul[3] += ang * TO_DEG;
         setJoint(ctx, ch, 1);
         continue;
       }
@@ -161,7 +161,7 @@ export function ccd(ctx, ch, t, hingeSign, keepWiden = false, stop = ctx.rig.sol
   const a = span(P, h, P, r), b = span(P, e, P, h), d = span(t, 0, P, r);
   if (a >= 1e-6 && b >= 1e-6 && d < span(P, e, P, r) - 1e-3) {
     const c = Math.min(1, Math.max(-1, (d * d - a * a - b * b) / (2 * a * b)));
-    const theta = Math.acos(c) * DEG;
+    const theta = Math.acos(c) * TO_DEG;
     if (Math.abs(ch.eul[3]) < theta && ch.eul[3] * hingeSign >= -1e-9) {
       ch.eul[3] = hingeSign * theta;
       setJoint(ctx, ch, 1);

@@ -15,7 +15,7 @@
  * @module solvers/contacts
  */
 
-import { contactHeight, contactHeightRule, propAnchor } from "./plan.js";
+import { contactHeight, contactHeightRule, propAnchor } from "./measure.js";
 import { span } from "./ccd.js";
 
 /**

@@ -2,41 +2,17 @@
  * Hands and forearms locked to the floor with the feet (plank, push-up, cat-cow, bird-dog; issue
  * 5: each contact held where it was planted), the same steps as the numpy keyframe solve
  * (posecode_ssg/motion/solve.py `_hold_uppers`; kinematics-reference §6.3): after the body's
- * pivot about the feet (root.js) each arm's two-bone IK (limb.js) holds the palm, or the shoulder
+ * pivot about the feet (groundlock.js) each arm's two-bone IK (limb.js) holds the palm, or the shoulder
  * holds the elbow, where it was on the floor when the phase began.
  * @module solvers/hands
  */
 
-import { contactHeight, contactHeightRule } from "./plan.js";
-import { aim, makeChain, readChain, span } from "./ccd.js";
-import { fromEulerXYZ, jointAngles, matrix, mul, TO_DEG as DEG, turnXZ } from "../quat.js";
-import { placeXZ } from "./root.js";
+import { contactHeight, placeXZ } from "./measure.js";
+import { aim, readChain, span } from "./ccd.js";
+import { fromEulerXYZ, jointAngles, matrix, mul, TO_DEG } from "../quat.js";
 import { twoBone } from "./limb.js";
 
 const _t = new Float64Array(3), _a = new Float64Array(2);
-
-/**
- * The plan of one locked hand or elbow (plan.js): its contact-height rule plus the limb's bones,
- * chain and anchor — the palm landmark (hand) or elbow joint where it was on the floor (lowest
- * point ≤ `solver.plantedHeight`) in the solved pose `sk` ending the previous phase, kept in the
- * choreography frame (turn and travel removed) like a stance of feet; `held` 0 when it was not down.
- */
-export function planUpper(rig, sk, c, startPos, prevRoot) {
-  const u = contactHeightRule(rig, sk, c), s = c.slice(c.indexOf("_") + 1), hand = c.startsWith("hand");
-  const ids = (b) => sk.index.get(`${b}_${s}`);
-  Object.assign(u, { hand, pro: s === "left" ? -1 : 1, shoulder: ids("shoulder"), elbow: ids("elbow"), wrist: ids("wrist"),
-    palm: sk.landmarkIndex.get(`palm_${s}`), anchor: new Float64Array(2), held: 0,
-    chain: hand ? makeChain(rig, sk, [`shoulder_${s}`, `elbow_${s}`], `wrist_${s}`) : makeChain(rig, sk, [`shoulder_${s}`], `elbow_${s}`) });
-  sk.measureLowest();
-  const src = hand ? sk.landmarkP : sk.worldP, o = (hand ? u.palm : u.elbow) * 3;
-  const low = hand ? sk.worldP[u.bone * 3 + 1] - contactHeight(sk, u) : src[o + 1] - u.value;
-  if (low <= rig.solver.plantedHeight) {
-    const x = src[o] - startPos[0] - prevRoot[1], z = src[o + 2] - startPos[2] - prevRoot[2];
-    turnXZ(u.anchor, 0, -prevRoot[0], x, z);
-    u.held = 1;
-  }
-  return u;
-}
 
 /**
  * Soft IK near full extension (solve.py `_soft_reach`): a wrist target `_t` further than
@@ -60,7 +36,7 @@ function anchorAt(ctx, u) {
 }
 
 /** Mean height (m) of the held hands / forearms (all, when none is held) above their floor
- * contact height: the error the body's pivot about the feet drives to zero (root.js). */
+ * contact height: the error the body's pivot about the feet drives to zero (groundlock.js). */
 export function upperGap(ctx) {
   const sk = ctx.skeleton, U = ctx.plan.uppers, any = U.some((v) => v.held);
   sk.measureLowest();
@@ -86,7 +62,7 @@ export function palmFlat(ctx, u) {
   const ye = YE = _e[1], ys = _e[4], lo = Math.min(re.y[0], ye), hi = Math.max(re.y[1], ye);
   // F₀: the forearm's world frame without its roll (elbow world · qY(−ye)); the body's forward
   matrix(mul(_f, 0, sk.worldQ, E, fromEulerXYZ(_f, 0, 0, -ye, 0), 0), 0, _m);
-  const R = matrix(sk.rootQ, 0, _r), room = Math.max(0, Math.cos(_e[0] / DEG)) * Math.max(0, PRO < 0 ? ys - rs.y[0] : rs.y[1] - ys);
+  const R = matrix(sk.rootQ, 0, _r), room = Math.max(0, Math.cos(_e[0] / TO_DEG)) * Math.max(0, PRO < 0 ? ys - rs.y[0] : rs.y[1] - ys);
   PREF = Math.atan2(R[1] + R[2], R[7] + R[8]);
   const a = PRO < 0 ? lo - room : lo, n = Math.max(1, Math.ceil((PRO < 0 ? hi - a : hi + room - a) / 2.5)), h = (PRO < 0 ? hi - a : hi + room - a) / n;
   let k = 0, best = Infinity;
@@ -105,7 +81,7 @@ export function palmFlat(ctx, u) {
   const H = matrix(sk.worldQ, u.wrist * 4, _m), dh = PREF - Math.atan2(-H[1], -H[7]);
   if (H[5] < -0.5) {
     jointAngles(q, u.wrist * 4, RW, e, 0);
-    fromEulerXYZ(q, u.wrist * 4, e[0], e[1], Math.min(Math.max(e[2] + Math.atan2(Math.sin(dh), Math.cos(dh)) * DEG / H[5], RW.z[0]), RW.z[1]));
+    fromEulerXYZ(q, u.wrist * 4, e[0], e[1], Math.min(Math.max(e[2] + Math.atan2(Math.sin(dh), Math.cos(dh)) * TO_DEG / H[5], RW.z[0]), RW.z[1]));
     sk.forward(q);
   }
 }
@@ -116,11 +92,11 @@ export function palmFlat(ctx, u) {
  * authored|, + 0.1 × the supination (F₀ in `_m`).
  */
 function palmCost(psi) {
-  const F = _m, c = Math.cos(psi / DEG), s = Math.sin(psi / DEG), d1 = -F[4], d2 = -s * F[3] - c * F[5];
-  const a = Math.min(Math.max(Math.atan2(-d1, d2) * DEG, RW.x[0]), RW.x[1]) / DEG, ca = Math.cos(a), sa = Math.sin(a);
+  const F = _m, c = Math.cos(psi / TO_DEG), s = Math.sin(psi / TO_DEG), d1 = -F[4], d2 = -s * F[3] - c * F[5];
+  const a = Math.min(Math.max(Math.atan2(-d1, d2) * TO_DEG, RW.x[0]), RW.x[1]) / TO_DEG, ca = Math.cos(a), sa = Math.sin(a);
   const v0 = -s * sa, v2 = -c * sa, dh = PREF - Math.atan2(F[0] * v0 - F[1] * ca + F[2] * v2, F[6] * v0 - F[7] * ca + F[8] * v2);
-  return Math.acos(Math.min(1, Math.max(-1, ca * d2 - sa * d1))) * DEG + 0.01 * Math.abs(psi - YE) + 0.1 * Math.max(0, -PRO * psi) +
-    0.25 * Math.max(0, Math.abs(Math.atan2(Math.sin(dh), Math.cos(dh)) * DEG) - 20);
+  return Math.acos(Math.min(1, Math.max(-1, ca * d2 - sa * d1))) * TO_DEG + 0.01 * Math.abs(psi - YE) + 0.1 * Math.max(0, -PRO * psi) +
+    0.25 * Math.max(0, Math.abs(Math.atan2(Math.sin(dh), Math.cos(dh)) * TO_DEG) - 20);
 }
 
 const _e = new Float64Array(6), _f = new Float64Array(4), _m = new Float64Array(9), _r = new Float64Array(9);
@@ -137,7 +113,7 @@ export function palmDown(ctx, bone) {
   const sk = ctx.skeleton, q = ctx.localQ, N = matrix(sk.worldQ, bone * 4, _m), U = matrix(sk.worldQ, sk.parent[bone] * 4, _r);
   const nx = N[2], ny = N[5], nz = N[8], ux = U[0], uy = U[3], uz = U[6], rom = ctx.rig.rom[sk.boneIds[bone]];   // palm normal, parent's X
   jointAngles(q, bone * 4, rom, _pd, 0);
-  fromEulerXYZ(q, bone * 4, Math.min(Math.max(_pd[0] + Math.atan2(ux * nz - uz * nx, uy * (nx * ux + ny * uy + nz * uz) - ny) * DEG, rom.x[0]), rom.x[1]), _pd[1], _pd[2]);
+  fromEulerXYZ(q, bone * 4, Math.min(Math.max(_pd[0] + Math.atan2(ux * nz - uz * nx, uy * (nx * ux + ny * uy + nz * uz) - ny) * TO_DEG, rom.x[0]), rom.x[1]), _pd[1], _pd[2]);
   sk.forward(q);
 }
 const _pd = new Float64Array(3);

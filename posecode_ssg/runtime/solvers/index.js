@@ -6,12 +6,13 @@
  *   1. `grounding`       bounding-box drop of floor-bound phases (KR §4, §6)      (grounding.js)
  *   2. `ground-lock`     each held foot on its anchor: stance shift of the root, two-bone leg
  *                        IK (limb.js), levelling with a foot-flat warning when the ankle's range
- *                        cannot; hands/forearms + feet pivot the body about the ankles (root.js)
+ *                        cannot; hands/forearms + feet pivot the body about the feet
+ *                        (groundlock.js, hands.js)
  *   3. `pin`             translate the root so a pinned effector meets its anchor; stance legs
- *                        of a travelling gait by two-bone IK                      (root.js)
+ *                        of a travelling gait by two-bone IK                      (pin.js)
  *   4. `swing-clearance` a free foot whose toe goes through the floor turns up at the ankle
- *                        instead of the body being lifted off its support         (root.js)
- *   5. `grip`            translate the root so the wrists meet the bar, arm CCD  (root.js, ccd.js)
+ *                        instead of the body being lifted off its support   (swingclearance.js)
+ *   5. `grip`            translate the root so the wrists meet the bar, arm CCD  (grip.js, ccd.js)
  *   6. `props`           push the body out of the body faces (chair, wall): the root along a
  *                        face's normal (KR §10.1)                                (props.js)
  *   7. `reach`           CCD within the ROM boxes, blended across boundaries; residual
@@ -20,13 +21,20 @@
  *                        other leg (KR §10.2), free legs cleared of the floor again in their
  *                        own chain, then the floor clamp of limb changes (selfcollision.js)
  *   9. `floor-clamp`     floor-bound phases touch the floor, none sinks (KR §6.1 step 14);
- *                        foot-lifted warning for a held foot left off the floor   (root.js)
- *  10. `entry-blend`     the offset between the previous phase's solved end and this segment's
- *                        solve at its start fades out (root, root rotation, joints) (blend.js)
- *  11. `replant`         the firmly held feet back on their footprints after the blend (its partial
- *                        root and joint offsets walk them mid-segment)             (root.js)
+ *                        foot-lifted warning for a held foot left off the floor (floorclamp.js)
+ *  10. `entry-blend`     runtime-only: the offset between the previous phase's solved end and
+ *                        this segment's solve at its start fades out (root, root rotation,
+ *                        joints)                                                  (blend.js)
+ *  11. `replant`         runtime-only: the firmly held feet back on their footprints after the
+ *                        blend (its partial root and joint offsets walk them)     (replant.js)
  *  12. `prop-limbs`      a free leg lifted out of a limb face (the box) by its knee, on the
- *                        pose as shown (after the blend, so the box is clear at every frame) (props.js)
+ *                        pose as shown (after the blend, so the box is clear at every frame)
+ *                                                                                 (proplimbs.js)
+ *
+ * The runtime-only passes have no twin in the numpy keyframe solve: they act between phase ends
+ * only (both are no-ops at u = 1). Shared measuring helpers (contact heights, footprints, hold
+ * errors) are in measure.js, the limb moves (two-bone IK, swivel, levelling) in limb.js, CCD in
+ * ccd.js; the contact report after the passes in contacts.js.
  *
  * Passes 2–5, 9 and 10 read `ctx.plan`, the segment's contact plan built once at load
  * (plan.js), and `ctx.root` / `ctx.startPos` (turn, travel, grounded base root).
@@ -41,21 +49,40 @@
  */
 
 import { grounding } from "./grounding.js";
-import { floorClamp, grip, groundLock, pin, replant, swingClearance } from "./root.js";
-import { entryBlend } from "./blend.js";
-import { propLimbs, props } from "./props.js";
+import { groundLock } from "./groundlock.js";
+import { pin } from "./pin.js";
+import { swingClearance } from "./swingclearance.js";
+import { grip } from "./grip.js";
+import { props } from "./props.js";
 import { reach } from "./reach.js";
 import { selfCollision } from "./selfcollision.js";
+import { floorClamp } from "./floorclamp.js";
+import { entryBlend } from "./blend.js";
+import { replant } from "./replant.js";
+import { propLimbs } from "./proplimbs.js";
 
-/** The passes that exist, in run order (a subsequence of the order documented above). */
-export const PASSES = [grounding, groundLock, pin, swingClearance, grip, props, reach, selfCollision, floorClamp, entryBlend, replant, propLimbs];
+/** The passes, in run order (the order documented above). */
+export const PASSES = [
+  grounding,
+  groundLock,
+  pin,
+  swingClearance,
+  grip,
+  props,
+  reach,
+  selfCollision,
+  floorClamp,
+  entryBlend,   // runtime-only
+  replant,      // runtime-only
+  propLimbs,
+];
 
-/** The documented full order (names), for tests and docs. */
+/** The documented order (names), for tests and docs. */
 export const PASS_ORDER = ["grounding", "ground-lock", "pin", "swing-clearance", "grip", "props", "reach", "self-collision", "floor-clamp", "entry-blend", "replant", "prop-limbs"];
 
 /**
  * Run every pass on `ctx` in order.
- * @param {object} ctx the {@link SolveContext} of one figure (see pose.js)
+ * @param {object} ctx the {@link SolveContext} of one figure (see figuremodel.js)
  */
 export function runPasses(ctx) {
   for (let i = 0; i < PASSES.length; i++) PASSES[i].run(ctx);

@@ -1,6 +1,8 @@
 /**
- * Analytic two-bone IK of a limb (ball joint + hinge: hip–knee–ankle, shoulder–elbow–wrist), the
- * same steps as the numpy keyframe solve's `_two_bone` (posecode_ssg/motion/solve.py).
+ * Limb moves the contact passes share: analytic two-bone IK of a limb (ball joint + hinge:
+ * hip–knee–ankle, shoulder–elbow–wrist), the same steps as the numpy keyframe solve's `_two_bone`
+ * (posecode_ssg/motion/solve.py); the swivel that keeps a planted foot's heading; setting a
+ * one-axis joint (ankle, knee); plantigrade levelling of a foot. Two-bone IK:
  *
  * 1. Hinge: it turns about its parent's local X axis u (intrinsic XYZ Euler: adding Δ to x is a
  *    rotation by Δ about that axis). With v = end − hinge split about u into v∥ + v⊥ and
@@ -17,7 +19,8 @@
  */
 
 import { aim, readChain, rotateJoint, setJoint, xAxis } from "./ccd.js";
-import { TO_DEG as DEG } from "../quat.js";
+import { TO_DEG } from "../quat.js";
+import { flatAnkle } from "./measure.js";
 
 
 /**
@@ -68,7 +71,7 @@ export function twoBone(ctx, ch, t, sign = 1) {
     for (let i = 0; i < 2; i++) {
       let d = i === 0 ? phi + ac : phi - ac;
       d = Math.atan2(Math.sin(d), Math.cos(d));
-      const xv = x0 + d * DEG, xc = Math.min(Math.max(xv, lo), hi);
+      const xv = x0 + d * TO_DEG, xc = Math.min(Math.max(xv, lo), hi);
       const out = Math.round(Math.abs(xv - xc) * 1e9) / 1e9, hyper = xc * sign < -1e-6 ? 1 : 0;
       // in the box first, then bent the natural way (a straight limb has two near roots), then nearest
       if (out < bestOut || (out === bestOut && (hyper < bestHyper || (hyper === bestHyper && Math.abs(d) < bestAbs)))) {
@@ -95,4 +98,52 @@ export function swivel(ctx, ch, ux, uz, dx, dz, k) {
   const half = 0.5 * k * Math.atan2(uz * dx - ux * dz, ux * dx + uz * dz) * n / y, s = Math.sin(half) / n;
   _r[0] = x * s; _r[1] = y * s; _r[2] = z * s; _r[3] = Math.cos(half);
   rotateJoint(ctx, ch, 0, _r);
+}
+
+/** Set the joint whose local rotation is at `o` of `localQ` (an ankle, a knee: y and z locked) to x = `deg` degrees and re-pose. */
+export function setX(ctx, o, deg) {
+  const q = ctx.localQ, a = deg / TO_DEG;
+  q[o] = Math.sin(0.5 * a); q[o + 1] = 0; q[o + 2] = 0; q[o + 3] = Math.cos(0.5 * a);
+  ctx.skeleton.forward(q);
+}
+
+/** The angles of the last {@link levelFoot} (degrees): the ankle x that lays the sole flat, and the x its box allowed. */
+export const levelled = { needed: 0, used: 0 };
+
+/**
+ * Plantigrade levelling (kinematics-reference §6.4; solve.py `_level_foot`): set the ankle's x
+ * angle so the sole is flat (its forward axis horizontal) — the angle is atan2(R[1][2], R[1][1])
+ * of the knee's world rotation R — clamped to the ankle's box in rig.json `rom`. Tiptoe intent is
+ * kept: up to `solver.plantigradeMaxAnkle` of authored x the foot is levelled, over the next
+ * 2 × `solver.plantigradeBlend` the levelled and authored angles cross-fade (smoothstep), above
+ * that the authored pitch is kept, so a heel raise leaves the floor continuously. The ankle's y
+ * and z are locked (box [0, 0]), so its local rotation is qX(x). Re-runs forward kinematics.
+ * @param {number} authored the ankle's authored x (degrees) this frame, before any pass
+ * @returns {number} NaN when the authored pitch is kept, else how far (degrees) the box stopped
+ *   short of flat (needed − used; 0 when flat); {@link levelled} holds the angles
+ */
+export function levelFoot(ctx, side, authored) {
+  const m = ctx.rig.solver.plantigradeMaxAnkle, band = ctx.rig.solver.plantigradeBlend;
+  let keep = Math.min(1, Math.max(0, (authored - m) / (2 * band)));
+  keep = keep * keep * (3 - 2 * keep);
+  if (keep >= 1) return NaN;
+  const needed = flatAnkle(ctx, side), box = ctx.plan.ankleBox;
+  const used = Math.min(Math.max(needed, box[2 * side]), box[2 * side + 1]);
+  setX(ctx, ctx.plan.ankle[side] * 4, (1 - keep) * used + keep * authored);
+  levelled.needed = needed; levelled.used = used;
+  return keep > 0 ? NaN : needed - used;
+}
+
+const _T = new Float64Array(3);
+
+/**
+ * Two-bone IK of chain `ch` to the point `w` × the hold error `e` (x, z) off the joint at `a` of
+ * the world positions, at height `y` (with `ik` false only the target is computed); returns the
+ * target.
+ */
+export function shiftLeg(ctx, ch, a, w, e, y, ik = true) {
+  const P = ctx.skeleton.worldP;
+  _T[0] = P[a] + w * e[0]; _T[1] = y; _T[2] = P[a + 2] + w * e[1];
+  if (ik) twoBone(ctx, ch, _T);
+  return _T;
 }

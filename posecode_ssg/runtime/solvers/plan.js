@@ -18,65 +18,10 @@
  */
 
 import { makeChain } from "./ccd.js";
-import { planUpper } from "./hands.js";
+import { contactHeight, contactHeightRule, footprint, propAnchor } from "./measure.js";
 import { turnXZ } from "../quat.js";
 
 const SIDES = ["left", "right"];
-
-/** A prop anchor's world point ([x, y, z] m) from rig.json `props`, or null. */
-export function propAnchor(rig, name) {
-  for (const p of Object.values(rig.props)) if (p.anchors && p.anchors[name]) return p.anchors[name];
-  return null;
-}
-
-/** Bone indices of `bone`'s subtree (itself included). */
-function subtree(sk, bone) {
-  const out = [];
-  for (let i = 0; i < sk.boneCount; i++) {
-    let j = i;
-    while (j >= 0 && j !== bone) j = sk.parent[j];
-    if (j === bone) out.push(i);
-  }
-  return Int16Array.from(out);
-}
-
-/**
- * How the contact height of a floor effector is measured (kinematics-reference §7.1, the numpy
- * solve's `_contact_height`): `{mode, bone, bones, value}`; mode "subtree" (joint height above
- * the lowest mesh point of its subtree: feet, hands), "const" (elbow: rig.json
- * `solver.elbowFloorHeight`), "pelvis" (max of `solver.pelvisFloorMin` and the pelvis height
- * above the back bones' lowest point), "radius" (knee: the larger capsule radius at the knee).
- */
-export function contactHeightRule(rig, sk, effector) {
-  const bone = sk.index.get(rig.effectors[effector] || effector);
-  if (effector.startsWith("elbow")) return { mode: "const", bone, bones: null, value: rig.solver.elbowFloorHeight };
-  if (effector === "pelvis") {
-    return { mode: "pelvis", bone, bones: Int16Array.from(rig.backBones.map((b) => sk.index.get(b))), value: rig.solver.pelvisFloorMin };
-  }
-  if (effector.startsWith("knee")) {
-    const ankle = sk.index.get(`ankle_${effector.slice(5)}`);
-    let r = 0;
-    for (let i = 0; i < sk.segFrom.length; i++) {
-      if (sk.segTo[i] === bone) r = Math.max(r, sk.segR[i * 2 + 1]);
-      if (sk.segFrom[i] === bone && sk.segTo[i] === ankle) r = Math.max(r, sk.segR[i * 2]);
-    }
-    return { mode: "const", bone, bones: null, value: r };
-  }
-  return { mode: "subtree", bone, bones: subtree(sk, bone), value: 0 };
-}
-
-/**
- * Height (m) of an effector's joint when its own surface just touches the floor; call after
- * `sk.measureLowest()`.
- */
-export function contactHeight(sk, rule) {
-  if (rule.mode === "const") return rule.value;
-  let low = Infinity;
-  const lb = sk.lowestByBone;
-  for (let i = 0; i < rule.bones.length; i++) if (lb[rule.bones[i]] < low) low = lb[rule.bones[i]];
-  const h = sk.worldP[rule.bone * 3 + 1] - low;
-  return rule.mode === "pelvis" ? Math.max(rule.value, h) : h;
-}
 
 /**
  * A warning a held ground-locked foot raises (issue 5: never a silent heel lift or slide), reused
@@ -99,33 +44,30 @@ function footWarning(code, foot, phase) {
   return w;
 }
 
-/**
- * Where a planted foot holds the floor (issue 5: a heel raise pivots about the ball of the foot,
- * a foot on its heel about the heel): the point sole + μ·(toe − sole) of the sole line, μ =
- * x(3 − x²)/2 with x = (heel − toe height) / `tol` clamped to [−1, 1] — the sole centre while the
- * foot is flat, its toe edge once the heel is up, its heel once the toes are up.
- * @returns {number} μ
- */
-export function holdMu(L, sole, toe, heel, tol) {
-  const x = Math.min(1, Math.max(-1, (L[heel * 3 + 1] - L[toe * 3 + 1]) / tol));
-  return 0.5 * x * (3 - x * x);
-}
+const _f = new Float64Array(4);
 
 /**
- * The floor footprint of a foot (world, horizontal): `out` = [cx, cz, dx, dz], the centre C of
- * the flat sole and D, half the sole line (sole → toe) laid flat along the foot's heading, taken
- * so that C + μD is the held point now (`holdMu`); a held foot keeps C + μD under its sole
- * point sole + μ(toe − sole) whatever its pitch (solve.py `_footprint`).
+ * The plan of one locked hand or elbow (plan.js): its contact-height rule plus the limb's bones,
+ * chain and anchor — the palm landmark (hand) or elbow joint where it was on the floor (lowest
+ * point ≤ `solver.plantedHeight`) in the solved pose `sk` ending the previous phase, kept in the
+ * choreography frame (turn and travel removed) like a stance of feet; `held` 0 when it was not down.
  */
-export function footprint(L, sole, toe, heel, tol, out) {
-  const m = holdMu(L, sole, toe, heel, tol), s = sole * 3, t = toe * 3;
-  const ux = L[t] - L[s], uz = L[t + 2] - L[s + 2];
-  const k = Math.hypot(ux, L[t + 1] - L[s + 1], uz) / Math.max(Math.hypot(ux, uz), 1e-9);
-  out[2] = ux * k; out[3] = uz * k;
-  out[0] = L[s] + m * (ux - out[2]); out[1] = L[s + 2] + m * (uz - out[3]);
-  return out;
+function planUpper(rig, sk, c, startPos, prevRoot) {
+  const u = contactHeightRule(rig, sk, c), s = c.slice(c.indexOf("_") + 1), hand = c.startsWith("hand");
+  const ids = (b) => sk.index.get(`${b}_${s}`);
+  Object.assign(u, { hand, pro: s === "left" ? -1 : 1, shoulder: ids("shoulder"), elbow: ids("elbow"), wrist: ids("wrist"),
+    palm: sk.landmarkIndex.get(`palm_${s}`), anchor: new Float64Array(2), held: 0,
+    chain: hand ? makeChain(rig, sk, [`shoulder_${s}`, `elbow_${s}`], `wrist_${s}`) : makeChain(rig, sk, [`shoulder_${s}`], `elbow_${s}`) });
+  sk.measureLowest();
+  const src = hand ? sk.landmarkP : sk.worldP, o = (hand ? u.palm : u.elbow) * 3;
+  const low = hand ? sk.worldP[u.bone * 3 + 1] - contactHeight(sk, u) : src[o + 1] - u.value;
+  if (low <= rig.solver.plantedHeight) {
+    const x = src[o] - startPos[0] - prevRoot[1], z = src[o + 2] - startPos[2] - prevRoot[2];
+    turnXZ(u.anchor, 0, -prevRoot[0], x, z);
+    u.held = 1;
+  }
+  return u;
 }
-const _f = new Float64Array(4);
 
 /** An empty plan (no root-moving contact). */
 export function emptyPlan() {
@@ -171,7 +113,7 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
     plan.lockAnchor = new Float64Array(feet.length * 4);
     plan.lockHeld = new Uint8Array(feet.length);
     plan.lockLevel = !gl.some((c) => c.startsWith("hand_") || c.startsWith("elbow_"));
-    // hands / forearms locked with the feet: the body pivots about the feet (root.js)
+    // hands / forearms locked with the feet: the body pivots about the feet (groundlock.js)
     plan.uppers = gl.filter((c) => c.startsWith("hand_") || c.startsWith("elbow_")).map((c) => planUpper(rig, sk, c, startPos, prevRoot));
     plan.lockSole = ids("sole", feet, sk.landmarkIndex);
     plan.lockChain = feet.map((s) => makeChain(rig, sk, [`hip_${s}`, `knee_${s}`], `ankle_${s}`));
@@ -209,7 +151,7 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
     const bone = sk.index.get(rig.effectors[effector] || effector);
     const side = effector.endsWith("_left") ? "left" : "right";
     const top = effector.startsWith("foot_") && (anchor === "box" || anchor === "seat");
-    // side: 0 left, 1 right (root.js: a foot pin's ankle)
+    // side: 0 left, 1 right (pin.js: a foot pin's ankle)
     const pin = { effector, anchor, floor, bone, side: effector === "foot_left" ? 0 : 1, sole: top ? sk.landmarkIndex.get(`sole_${side}`) : -1,
       target: new Float64Array(3), rule: floor ? contactHeightRule(rig, sk, effector) : null, chain: null, leg: 0 };
     if (floor && effector.startsWith("foot_")) {
@@ -217,7 +159,7 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
       pin.chain = makeChain(rig, sk, [`hip_${side}`, `knee_${side}`], `ankle_${side}`);
       const o = (b) => { const i = sk.index.get(b) * 3; return Math.hypot(sk.offsets[i], sk.offsets[i + 1], sk.offsets[i + 2]); };
       pin.leg = o(`knee_${side}`) + o(`ankle_${side}`);
-      // its footprint (world), held like a locked foot's (root.js `holdError`)
+      // its footprint (world), held like a locked foot's (measure.js `holdError`)
       pin.lm = Int16Array.from(["sole", "toe", "heel"].map((n) => sk.landmarkIndex.get(`${n}_${side}`)));
       pin.print = footprint(sk.landmarkP, pin.lm[0], pin.lm[1], pin.lm[2], rig.solver.plantTolerance, new Float64Array(4));
     }
@@ -236,14 +178,15 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
   // pins are all floor foot pins keeps its travelled root; the stance legs reach the plants, and a
   // free foot pushed through the floor is lifted by its own leg
   plan.stance = gait && plan.pins.length > 0 && plan.pins.every((q) => q.chain);
-  // swing clearance (root.js `clearFreeLimbs`): while resting on a locked or floor-pinned contact,
+  // swing clearance (swingclearance.js `clearFreeLimbs`): while resting on a locked or floor-pinned contact,
   // a free foot whose toe the pose pushes through the floor is turned up at the ankle
   const busy = new Set([...(phase.pin || []), ...(phase.reach || []), ...(phase.grip || [])].map(([e]) => e).concat(phase.gl || []));
   // and a foot reaching for the floor is kept out of it by its own ankle after the reach's blend
   // (reach.js), so a reach fading in never pushes the body up off the standing foot — or off the
-  // box, a foot pinned on it (`sole`; box-step-up's left foot reaching down lifted the body 9.6 mm
-  // off its pin; a free foot there is not turned: step-up's, dipping as the body rises onto the
-  // box, jerked its ankle; a pelvis on the seat is neither: its free legs flipped between frames)
+  // box, a foot pinned on it (`sole`: a foot reaching down from the box would lift the body off
+  // its pin); a free foot there is not turned (it dips as the body rises onto the box, and turning
+  // it would jerk its ankle); a pelvis on the seat is neither (its free legs would flip between
+  // frames)
   plan.reachSwing = [];
   const rests = (phase.gl || []).length || plan.pins.some((q) => q.floor);
   if (rests || plan.pins.some((q) => q.sole >= 0)) {
@@ -255,7 +198,7 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
       if (!reached && (!rests || (!arriving && (busy.has(`foot_${s}`) || busy.has(`knee_${s}`))))) continue;
       const heel = sk.landmarkIndex.get(`heel_${s}`), toe = sk.landmarkIndex.get(`toe_${s}`);
       (reached ? plan.reachSwing : plan.swing).push({ ankle: sk.index.get(`ankle_${s}`), knee: sk.index.get(`knee_${s}`),
-        heel, toe, heelDown0: sk.landmarkP[heel * 3 + 1] <= sk.landmarkP[toe * 3 + 1] + 1e-3 });   // root.js `clearFreeLimbs`
+        heel, toe, heelDown0: sk.landmarkP[heel * 3 + 1] <= sk.landmarkP[toe * 3 + 1] + 1e-3 });   // swingclearance.js `clearFreeLimbs`
     }
   }
   for (const [effector, anchor] of phase.grip || []) {
@@ -268,7 +211,7 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
     const fingers = Int16Array.from(digits.map((d) => sk.index.get(`${d}_${side}`)));
     const curl = Float64Array.from(digits.flatMap((d) => (d === "thumb"
       ? [hs.thumbCurl, 0, side === "left" ? hs.thumbZ : -hs.thumbZ] : [hs.curl, 0, 0])));
-    // held: the previous phase ended holding this bar with this hand (root.js `grip`)
+    // held: the previous phase ended holding this bar with this hand (grip.js)
     const held = (prevPhase?.grip || []).some(([e, an]) => e === effector && an === anchor);
     plan.grips.push({ effector, anchor, bone: sk.index.get(wrist), target: Float64Array.from(p),
       chain: makeChain(rig, sk, [`shoulder_${side}`, `elbow_${side}`], wrist), fingers, curl, held,

@@ -35,8 +35,8 @@
 
 import { ccd, makeChain, readChain, run } from "./ccd.js";
 import { fromEulerXYZ, jointAngles, slerpInto } from "../quat.js";
-import { contactHeight, contactHeightRule } from "./plan.js";
-import { clearFreeLimbs } from "./root.js";
+import { contactHeight, contactHeightRule } from "./measure.js";
+import { clearFreeLimbs } from "./swingclearance.js";
 import { palmFlat } from "./hands.js";
 
 
@@ -137,7 +137,7 @@ export const reach = {
     if (ctx.segment < 0 || !ctx.segContacts) return;
     const list = segmentReaches(ctx);
     if (!list.length) return;
-    // a segment's first instant solved for its entry blend (pose.js `startSolve`) is at u = 0
+    // a segment's first instant solved for its entry blend (figuremodel.js `startSolve`) is at u = 0
     const u = ctx.startSolve ? 0 : ctx.u, sm = u * u * (3 - 2 * u), q = ctx.localQ, sk = ctx.skeleton;
     for (let i = 0; i < list.length; i++) {
       const r = list[i];
@@ -162,7 +162,7 @@ export const reach = {
       ctx.limbsMoved = true;
     }
     // a foot reaching for the floor while the body stands on another: what the blend leaves
-    // through the floor is turned up at its ankle (root.js swing clearance), not lifted with the body
+    // through the floor is turned up at its ankle (swingclearance.js), not lifted with the body
     if (ctx.plan.reachSwing.length) clearFreeLimbs(ctx, ctx.plan.reachSwing);
   },
 };

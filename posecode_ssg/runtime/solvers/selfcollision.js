@@ -23,15 +23,15 @@
  *   `ctx.leaving`) gets the correction slerped in by 1 − the reach's weight, so the boundary is
  *   continuous and the phase end is the keyframe solve's.
  * Then a free leg of a body standing on a locked or floor-pinned contact is cleared of the floor
- * within its own chain (root.js `clearFreeLimbs`), and, when this or an earlier limb pass (props,
+ * within its own chain (swingclearance.js `clearFreeLimbs`), and, when this or an earlier limb pass (props,
  * reach) changed the pose, the floor clamp of the numpy solve: a floor-bound phase touches the floor, none sinks (KR §6.1 step 14).
  * Pure function of the pose (no state kept between frames); nothing is allocated per frame.
  * @module solvers/selfcollision
  */
 
 import { makeChain, readChain, rotateJoint } from "./ccd.js";
-import { axisAngle, dot, slerpInto, TO_DEG as DEG } from "../quat.js";
-import { clearFreeLimbs } from "./root.js";
+import { axisAngle, dot, slerpInto, TO_DEG } from "../quat.js";
+import { clearFreeLimbs } from "./swingclearance.js";
 import { perFigure } from "./limb.js";
 import { grounding } from "./grounding.js";
 
@@ -194,8 +194,8 @@ export const selfCollision = {
           readChain(ctx, ch, 1);
           started = true;
         }
-        const step = Math.min(depth / lev * DEG, solver.selfStepDeg, cap - total);
-        rotateJoint(ctx, ch, 0, axisAngle(_t, 0, ax, ay, az, sg * step / DEG));
+        const step = Math.min(depth / lev * TO_DEG, solver.selfStepDeg, cap - total);
+        rotateJoint(ctx, ch, 0, axisAngle(_t, 0, ax, ay, az, sg * step / TO_DEG));
         total += step;
         ctx.limbsMoved = true;
       }
@@ -206,7 +206,7 @@ export const selfCollision = {
       }
     }
     // a free leg the push took through the floor is cleared in its own chain, not by the clamp
-    // lifting the body off its locked feet (pivot's crossing leg lifted the held foot 9.6 mm)
+    // lifting the body off its locked feet
     if (ctx.plan.swing.length) clearFreeLimbs(ctx);
     if (ctx.limbsMoved) grounding.run(ctx);   // the floor clamp (grounding.js)
   },

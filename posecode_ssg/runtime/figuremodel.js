@@ -2,7 +2,7 @@
  * A figure's motion model without any drawing: timeline → forward kinematics → solver passes →
  * contact report. `evaluate(t)` is pure in `t` (no clock, no randomness), so a pose at a seeked
  * time is deterministic.
- * @module pose
+ * @module figuremodel
  */
 
 import { Skeleton } from "./skeleton.js";
@@ -134,7 +134,7 @@ export class FigureModel {
         : emptyPlan();
       this.segPlan[s] = plan;
       prevPlan = plan;
-      // its end keyframe first: a free foot's swing-clearance branch is decided there (root.js)
+      // its end keyframe first: a free foot's swing-clearance branch is decided there (solvers/swingclearance.js)
       if (s < phases.length) this._solve(tl.times[s + 1], s);
       // the same instant solved with this segment's contacts, before any blend
       edge(tl.times[s], from, s, plan);   // solvers/blend.js: continuity at the boundary

@@ -1,0 +1,119 @@
+/**
+ * Swing clearance (solve.py `_clear_free_limbs`, `_hinge_up`): while the body rests on a locked or
+ * floor-pinned contact, a free leg that the pose pushes through the floor is lifted within its own
+ * chain instead of the floor clamp lifting the body off its support. {@link clearFreeLimbs} is the
+ * step the pin (stance legs), reach and self-collision passes run too; {@link swingClearance} the
+ * pass. Allocates nothing per frame.
+ * @module solvers/swingclearance
+ */
+
+import { fromEulerXYZ, jointAngles, matrix, mul, TO_DEG } from "../quat.js";
+import { setX } from "./limb.js";
+
+/**
+ * Turn joint `j` about one of its Euler axes — `ax` 0: its x, about the parent's X axis (knee,
+ * ankle); 2: its z, about its own Z axis after x and y (hip abduction) — so that the world point
+ * at `o` of `V` rises by `dy` (m): with r = point − joint split about that axis u, the height
+ * changes by A cos θ + B sin θ − A (A = r⊥·y, B = (u × r⊥)·y). Of the two roots: the one the
+ * joint's rig.json `rom` range (widened to its angle) keeps best, then with `wideFirst` the one
+ * toward the wider end of the range (a knee flexes; a hip abducts, the knee going round the
+ * outside: the choice does not flip from frame to frame), then the nearest zero;
+ * clamped to the range (solve.py `_hinge_up`). Returns the turn (degrees).
+ */
+function hingeUp(ctx, j, V, o, dy, ax = 0, wideFirst = ax > 0) {
+  const sk = ctx.skeleton, P = sk.worldP, q = ctx.localQ, a = j * 3, qo = j * 4, rom = ctx.rig.rom[sk.boneIds[j]], e = _he, U = _hq;
+  jointAngles(q, qo, rom, e, 0);
+  if (ax) { fromEulerXYZ(U, 0, e[0], e[1], 0); mul(U, 0, sk.worldQ, sk.parent[j] * 4, U, 0); } else U.set(sk.worldQ.subarray(sk.parent[j] * 4, sk.parent[j] * 4 + 4));
+  const m = matrix(U, 0, _m), c = ax ? 2 : 0, ux = m[c], uy = m[c + 3], uz = m[c + 6];   // its X or Z axis
+  const rx = V[o] - P[a], ry = V[o + 1] - P[a + 1], rz = V[o + 2] - P[a + 2];
+  const ru = rx * ux + ry * uy + rz * uz;
+  const px = rx - ux * ru, py = ry - uy * ru, pz = rz - uz * ru;
+  const A = py, B = uz * px - ux * pz, R = Math.hypot(A, B);
+  if (R < 1e-9) return 0;
+  const phi = Math.atan2(B, A), ac = Math.acos(Math.min(1, Math.max(-1, (py + dy) / R)));
+  const r = ax ? rom.z : rom.x, x0 = e[ax], lo = Math.min(r[0], x0), hi = Math.max(r[1], x0), wide = wideFirst ? r[0] + r[1] : 0;
+  let best = x0, key = Infinity;
+  for (let i = 0; i < 2; i++) {
+    const d = Math.atan2(Math.sin(phi + (i ? -ac : ac)), Math.cos(phi + (i ? -ac : ac))) * TO_DEG;
+    const c = Math.min(Math.max(x0 + d, lo), hi);
+    const k = Math.round(Math.abs(x0 + d - c) * 1e6) * 1e3 + (d * wide < 0 ? 360 : 0) + Math.abs(d);
+    if (k < key) { key = k; best = c; }
+  }
+  e[ax] = best;
+  fromEulerXYZ(q, qo, e[0], e[1], e[2]);
+  sk.forward(q);
+  return best - x0;
+}
+const _he = new Float64Array(3), _hq = new Float64Array(4);
+const _m = new Float64Array(9);
+
+/**
+ * Swing clearance (solve.py `_clear_free_limbs`): while the body rests on a ground-locked or
+ * floor-pinned contact, a leg with no contact of its own this phase (or whose locked foot arrives
+ * from the air) that the pose pushes through the floor is lifted within its own chain, not by the
+ * floor clamp raising the body off its support: the toe turns up at the ankle; what the ankle's
+ * range leaves, the knee flexes away (the lowest of toe, heel and ankle joint rises by the depth);
+ * a knee still through the floor goes round it, the hip abducting ({@link hingeUp}); at most
+ * `solver.clearanceIterations` rounds. A foot on its heel is not turned at the ankle (that
+ * would drive the heel down): the knee lifts it; with its toes up on purpose (ankle dorsiflexed)
+ * the hip flexes and the knee bends back by as much, setting it down on its heel with its pitch
+ * kept (solve.py `_heel_on_floor`) — the body
+ * is never raised off its locked support over a free heel — unless it reaches for the floor
+ * (`plan.reachSwing`, after the reach: a foot set down flat rests on its heel). The
+ * self-collision pass runs it again after its leg push (selfcollision.js).
+ */
+export function clearFreeLimbs(ctx, sw = ctx.plan.swing) {
+  const sk = ctx.skeleton, P = sk.worldP, L = sk.landmarkP, lb = sk.lowestByBone, q = ctx.localQ;
+  // the floor the legs are kept above: y = 0, or the rest of the body's lowest point while a pin
+  // or the feet have it below (the floor clamp lifts the whole figure afterwards)
+  let fl = 0;
+  sk.measureLowest();
+  for (let b = 0; b < sk.boneCount; b++) if (lb[b] < fl && !sw.some((f) => f.knee === b || f.ankle === b)) fl = lb[b];
+  // the knee and hip leave the floor clamp a graze of a fifth of `plantTolerance` (a sole edge of
+  // a leg swinging out): flexing a knee over a flat foot first dips its toes
+  const graze = fl - 0.2 * ctx.rig.solver.plantTolerance, reached = sw !== ctx.plan.swing;
+  for (let i = 0; i < sw.length; i++) {
+    const f = sw[i], a = f.ankle * 3, h = f.heel * 3, t = f.toe * 3, k = f.knee * 4;
+    // on its heel or not: decided once per phase for the first round (decided per frame, a flat
+    // foot's tie would flip the branch from frame to frame): on its heel when the heel is no higher
+    // than the toe (1 mm) at both keyframes, the phase's start (plan.js) and end (its first solve,
+    // figuremodel.js); later rounds follow the foot as the first one left it
+    if (f.heelDown === undefined) f.heelDown = f.heelDown0 && L[h + 1] <= L[t + 1] + 1e-3;
+    for (let it = 0; it < ctx.rig.solver.clearanceIterations; it++) {
+      sk.measureLowest();
+      if (!(Math.min(lb[f.ankle], lb[f.knee]) < fl - 1e-4)) break;
+      if (it ? L[h + 1] <= L[t + 1] : f.heelDown) {
+        // on its heel: turning the toes up would drive the heel down; a foot reaching for the
+        // floor is left on it, one with its toes up on purpose (ankle dorsiflexed) is set down on
+        // its heel by its own leg (so the body is not raised off its locked support), else the knee
+        // lifts it (below)
+        if (reached) break;
+        if (q[f.ankle * 4] < 0) {
+          // toes up on purpose (ankle dorsiflexed): the hip flexes until the knee is as much
+          // higher as the heel is low and the knee bends back by as much, so the shank and foot
+          // keep their orientation and only rise, the heel coming forward (flexing the knee alone
+          // would pitch the dorsiflexion away); the knee has x only (rig.json rom), its bend-back
+          // kept within its range widened to its angle (a hip extending to rise can ask for a
+          // hyperextension past it)
+          const x = 2 * Math.atan2(q[k], q[k + 3]) * TO_DEG, r = ctx.rig.rom[sk.boneIds[f.knee]].x;
+          setX(ctx, k, Math.min(Math.max(x - hingeUp(ctx, sk.parent[f.knee], P, f.knee * 3, fl - lb[f.ankle], 0, true), Math.min(r[0], x)), Math.max(r[1], x)));
+          continue;
+        }
+      } else hingeUp(ctx, f.ankle, L, t, fl - lb[f.ankle]);
+      sk.measureLowest();
+      if (lb[f.ankle] < graze) {
+        const lowest = L[t + 1] < L[h + 1] ? (L[t + 1] < P[a + 1] ? t : -1) : (L[h + 1] < P[a + 1] ? h : -1);
+        hingeUp(ctx, f.knee, lowest < 0 ? P : L, lowest < 0 ? a : lowest, graze - lb[f.ankle], 0, true);
+        sk.measureLowest();
+      }
+      if (lb[f.knee] < graze) hingeUp(ctx, sk.parent[f.knee], P, f.knee * 3, graze - lb[f.knee], 2);
+    }
+  }
+}
+
+/** Swing clearance as its own pass, after ground-lock and pin (see {@link clearFreeLimbs}). */
+export const swingClearance = {
+  run(ctx) {
+    if (ctx.plan.swing.length) clearFreeLimbs(ctx);
+  },
+};
