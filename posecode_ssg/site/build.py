@@ -160,8 +160,8 @@ class _Build(Incremental, PageSet, PageRecords, Compiling, ParallelPages, SiteCo
         (:meth:`run` undoes it). Done after each stage, every :data:`FREEZE_PAGES` pages parsed,
         and before forking workers. Most of what a build makes lives to its end (pages and
         their token streams, figures, records), and the cyclic collector's full collections
-        walk every live object each time their number has grown by a quarter (~10 % of a
-        figs-cached build's CPU, measured); and in forked workers a collection writes to every
+        walk every live object each time their number has grown by a quarter (a large share of
+        a build's CPU); and in forked workers a collection writes to every
         object it visits, which would copy the memory the fork shares (CPython's gc.freeze
         advice for fork without exec). The garbage of a build is collected once it ends."""
         gc.freeze()

@@ -69,9 +69,8 @@ class Compilation:
 
     def _start(self) -> None:
         # The first figure is compiled here before forking: imports, the parser's tables and
-        # the rig's caches are then inherited instead of built again in every worker
-        # (~0.14 s of CPU each); everything made so far is left out of the workers' garbage
-        # collections (~4 % of a figure's CPU).
+        # the rig's caches are then inherited instead of built again in every worker;
+        # everything made so far is left out of the workers' garbage collections.
         (first_key, first_job), *rest = self.jobs.items()
         figure = self.done[first_key] = compile_figure(*first_job)
         self.cache.put(figure)

@@ -16,8 +16,8 @@ class FigureCache:
     """Compiled figures on disk, content-addressed by :func:`figures.figure_key`: one SQLite
     database, ``<cache_dir>/figures.sqlite`` (table ``figures``: ``key`` text primary key, ``data``
     the figure's JSON), written in batched transactions (Python's ``sqlite3``). A file per figure
-    cost ~0.44 ms of CPU each (directory entry, temporary file, rename: 1.3 ms a page of the
-    1,000-page benchmark); a row in a batch ~0.01 ms. A cache that cannot be opened, read or
+    costs a directory entry, a temporary file and a rename; a row in a batched transaction
+    costs a small fraction of that. A cache that cannot be opened, read or
     written only costs time: its errors are misses, and a damaged database is started afresh.
     Transactions are not synced to the disk (``PRAGMA synchronous = OFF``; SQLite docs,
     "PRAGMA synchronous"): a commit survives the process ending, not necessarily a power cut.
@@ -47,7 +47,7 @@ class FigureCache:
                 db = sqlite3.connect(self.file, timeout=10, check_same_thread=False)
                 try:
                     # no fsync per transaction: a cache lost to a power cut only costs time
-                    # (a commit waited ~5-10 ms for the disk, on the build's critical path)
+                    # (a synced commit waits for the disk, on the build's critical path)
                     db.execute("PRAGMA synchronous = OFF")
                     db.execute("CREATE TABLE IF NOT EXISTS figures (key TEXT PRIMARY KEY, data BLOB NOT NULL)")
                     break

@@ -21,15 +21,15 @@ from posecode_ssg.site.write import IN_STAGING, place
 
 #: Pages to parse (not counting section index pages) before the build forks page workers
 #: (:class:`PageWorkers`: each parses, finishes, renders and writes a share of the pages).
-#: Below it a build stays in one process: forking costs ~10-40 ms. The environment variable
+#: Below it a build stays in one process: forking costs more than it saves. The environment variable
 #: ``POSECODE_PAGE_WORKERS_MIN`` overrides it (``0`` or ``1``: always fork, e.g. to test the
 #: parallel path on a small site; a huge number: never fork).
 PAGE_POOL_THRESHOLD = 64
 
 #: The main process's share of the pages beside a worker's 1.0: it also renders the
 #: site-wide pages and writes the shared assets while the workers render (each writes the
-#: card posters of the pages it renders, :meth:`_Build._dispatch_pages`). 0.85 balances the
-#: two processes' CPU after the compile on the 2-core benchmark (0.7: the worker ~25 % longer).
+#: card posters of the pages it renders, :meth:`ParallelPages._dispatch_pages`). 0.85 balances the
+#: two processes' CPU after the compile on the 2-core benchmark (``bench/build.py``).
 MAIN_SHARE = 0.85
 
 
@@ -332,7 +332,7 @@ class ParallelPages:
                    "assets": self.assets, "runtime_url": self.runtime_url, "rig_url": self.rig_url,
                    "section_titles": self.section_titles, "drafts": self.drafts}
         # each worker also writes the card posters of the pages it renders (this process would
-        # write them after its own pages, while the workers, done, wait: ~0.3 ms a file)
+        # write them after its own pages, while the workers, done, wait)
         posters: list[dict[str, str]] = [{} for _ in pool.shares]
         for k, share in enumerate(pool.shares):
             for page in share:
