@@ -159,7 +159,7 @@ class PageChecker:
     """The per-page checks ``build`` makes on a Markdown page, for ``check``: front matter
     (:func:`~posecode_ssg.site.content.validate_front_matter`, through ``parse_markdown_page``),
     ```` ```posecode ```` fence attributes and internal links
-    (:func:`~posecode_ssg.site.build.link_diagnostics`).
+    (:func:`~posecode_ssg.site.links.link_diagnostics`).
 
     Links resolve inside a content root: the site's content folder when the page lies in it,
     else the folder argument the page was found under, else the page's own folder. Draft pages
@@ -198,13 +198,10 @@ class PageChecker:
               folder_arg: Path | None = None) -> CheckedDocument | None:
         """Front matter and link diagnostics of the Markdown page ``path`` (``text``), or None
         when it has none."""
-        from posecode_ssg.site.build import as_diagnostic, link_diagnostics
-        from posecode_ssg.site.content import (
-            decode_source,
-            new_page,
-            parse_markdown_page,
-        )
+        from posecode_ssg.site.content import decode_source, new_page, parse_markdown_page
+        from posecode_ssg.site.links import link_diagnostics
         from posecode_ssg.site.markdown import posecode_env
+        from posecode_ssg.site.result import as_diagnostic
 
         root = self.root_of(path, folder_arg)
         page = new_page(root, path.resolve().relative_to(root).as_posix(),

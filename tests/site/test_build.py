@@ -188,9 +188,9 @@ def test_figure_cache_serves_a_cold_rebuild_and_survives_damage(make_site):
     import shutil
     import sqlite3
 
-    from posecode_ssg.site.build import _FigureCache
+    from posecode_ssg.site.figurecache import FigureCache
 
-    _FigureCache.recent.clear()   # this process's memory of recent figures (earlier tests built these)
+    FigureCache.recent.clear()   # this process's memory of recent figures (earlier tests built these)
     result, config = make_site(LIBRARY)
     first = tree_bytes(config.output_dir)
     db = config.cache_dir / "figures.sqlite"
@@ -203,11 +203,11 @@ def test_figure_cache_serves_a_cold_rebuild_and_survives_damage(make_site):
             manifest.unlink()
 
     forget_output()
-    _FigureCache.recent.clear()   # this process's memory of recent figures: read them from disk
+    FigureCache.recent.clear()   # this process's memory of recent figures: read them from disk
     again = build_site(config, progress=False)
     assert again.written and again.compiled == 0 and tree_bytes(config.output_dir) == first
     forget_output()
-    _FigureCache.recent.clear()
+    FigureCache.recent.clear()
     db.write_bytes(b"not a database" * 100)
     damaged = build_site(config, progress=False)
     assert damaged.written and not damaged.errors and damaged.compiled == result.compiled

@@ -131,7 +131,7 @@ class ProjectSource:
         line up (the full build then decides). The build runs in any case;
         a difference is corrected when it publishes.
         """
-        from posecode_ssg.site.build import figure_options
+        from posecode_ssg.site.compilation import figure_options
         from posecode_ssg.site.content import page_url
         from posecode_ssg.site.fences import extract_posecode_blocks
         from posecode_ssg.site.figures import compile_figure
