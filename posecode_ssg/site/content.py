@@ -35,6 +35,7 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 
 from posecode_ssg.site import taxonomy
 from posecode_ssg.site.markdown import posecode_plugin
+from posecode_ssg.site.problems import Problem
 
 PAGE_SUFFIXES = (".md", ".posecode")
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available: same results, faster
@@ -53,23 +54,6 @@ FRONT_MATTER_KEYS: dict[str, str] = {
     "draft": "true leaves the page out of the build",
 }
 """Front matter keys and what they hold; other keys are warned about."""
-
-
-@dataclass
-class Problem:
-    """A diagnostic about a content file: 1-based ``line``/``column``, ``severity`` error|warning."""
-
-    severity: str
-    code: str
-    line: int
-    column: int
-    message: str
-    hint: str | None = None
-
-    def to_dict(self) -> dict:
-        """Return ``{code, severity, line, column, message, hint}``."""
-        return {"code": self.code, "severity": self.severity, "line": self.line, "column": self.column,
-                "message": self.message, "hint": self.hint}
 
 
 @dataclass

@@ -84,7 +84,7 @@ class PageRecords:
 
     def _finish_page(self, page: Page) -> None:
         """Attach figures, derive metadata, collect diagnostics, store the page record."""
-        problems = [p.to_dict() for p in page.problems]
+        problems = [p.as_record() for p in page.problems]
         figures_meta = []
         pc = posecode_env(page.env) if page.env else None
         if pc is not None:

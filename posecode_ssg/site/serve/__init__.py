@@ -38,9 +38,10 @@ The package, in the order of that flow: ``problems`` (``Problem``, ``BuildReport
 (uvicorn glue, ``run_server``, ``ThreadedServer``).
 """
 
+from posecode_ssg.site.problems import Problem, read_source_line
 from posecode_ssg.site.serve.app import CLIENT_TAG, create_app, inject_client
 from posecode_ssg.site.serve.livesite import LiveSite, ServeOptions
-from posecode_ssg.site.serve.problems import BuildReport, Problem, read_source_line
+from posecode_ssg.site.serve.problems import BuildReport
 from posecode_ssg.site.serve.server import ThreadedServer, run_server
 from posecode_ssg.site.serve.snapshots import (
     SiteChanges,

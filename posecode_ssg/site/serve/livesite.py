@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from posecode_ssg.site.problems import Problem
 from posecode_ssg.site.report import display_path
 
-from .problems import BuildReport, Problem, SourceError
+from .problems import BuildReport, SourceError
 from .snapshots import (
     SiteChanges,
     Snapshot,

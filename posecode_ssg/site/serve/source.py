@@ -9,7 +9,9 @@ import os
 from pathlib import Path
 from typing import Any, Protocol
 
-from .problems import BuildReport, Problem, SourceError, problem_from_diagnostic
+from posecode_ssg.site.problems import Problem, problem_from_diagnostic
+
+from .problems import BuildReport, SourceError
 from .snapshots import split_figures
 
 
