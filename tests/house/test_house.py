@@ -144,7 +144,6 @@ def test_no_python_import_circles():
     assert cycles(python_import_graph()) == []
 
 
-@_SPLITTING
 def test_no_javascript_import_circles():
     graph = js_import_graph()
     assert graph, "no runtime JavaScript found"
