@@ -240,7 +240,8 @@ def test_a_foot_stepping_off_the_box_lifts_off_its_top_without_a_jump(rt_page, r
     # the box at once (the knee jumped ~600 rad/s at the keyframe); it now rises off the top
     # first, then crosses the near edge: joint velocity continuous at the keyframe (eval's
     # allowance), the sole never below the top, the shin clear once it has risen.
-    from posecode_ssg.evaluate.metrics import VELOCITY_ABS, VELOCITY_REL, rotation_vectors
+    from posecode_ssg.evaluate.thresholds import VELOCITY_ABS, VELOCITY_REL
+    from posecode_ssg.motion.rotation import rotation_vectors
 
     docs = {"step-on-off": compiled_text(STEP_ON_OFF, avatar)}
     if "step-up" in example_names():
