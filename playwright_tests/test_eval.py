@@ -12,8 +12,9 @@ import pytest
 
 from posecode_ssg import cli
 from posecode_ssg.evaluate.documents import load_documents
-from posecode_ssg.evaluate.metrics import evaluate_samples, quat_matrices, rotation_vectors
+from posecode_ssg.evaluate.metrics import evaluate_samples
 from posecode_ssg.evaluate.sampler import RUNTIME_BUNDLE, RuntimePage
+from posecode_ssg.motion.rotation import quat_matrices, rotation_vectors
 
 from .pages import needs_browser, shared_path
 

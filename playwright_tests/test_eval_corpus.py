@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from posecode_ssg.commands.check import find_documents
+from posecode_ssg.checking import find_documents
 from posecode_ssg.evaluate.documents import load_documents
 from posecode_ssg.evaluate.metrics import evaluate_samples, explain
 from posecode_ssg.evaluate.report import DocumentResult

@@ -38,7 +38,7 @@ COLLIDE_EXAMPLES = ["step-up", "box-squat", "chair-sit-to-stand", "wall-sit", "b
 CHAIR_AND_WALL = ["box-squat", "chair-sit-to-stand", "wall-sit"]
 BOX = ["step-up", "box-step-taps"]
 # the retiré of "Spot & spin" puts the free foot through the standing knee as written (hip flex 55,
-# rotate-out 45, knee flex 110): the bounded hip push (selfLegMaxDeg) cannot clear it; solve.py
+# rotate-out 45, knee flex 110): the bounded hip push (selfLegMaxDeg) cannot clear it; solve/selfcollision.py
 # reports it as kinematic-self-collision
 SELF_COLLIDING_AS_WRITTEN = {"pirouette"}
 
@@ -245,11 +245,8 @@ def test_a_foot_stepping_off_the_box_lifts_off_its_top_without_a_jump(rt_page, r
     # the box at once (the knee jumped ~600 rad/s at the keyframe); it now rises off the top
     # first, then crosses the near edge: joint velocity continuous at the keyframe (eval's
     # allowance), the sole never below the top, the shin clear once it has risen.
-    from posecode_ssg.evaluate.metrics import (
-        VELOCITY_ABS,
-        VELOCITY_REL,
-        rotation_vectors,
-    )
+    from posecode_ssg.evaluate.thresholds import VELOCITY_ABS, VELOCITY_REL
+    from posecode_ssg.motion.rotation import rotation_vectors
 
     docs = {"step-on-off": compiled_text(STEP_ON_OFF, avatar)}
     if "step-up" in example_names():

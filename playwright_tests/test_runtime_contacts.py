@@ -29,6 +29,7 @@ import math
 
 import pytest
 
+from posecode_ssg.evaluate.planted import previous_support
 from tests.motion.helpers_motion import LOWER_FROM_THE_BOX, PIVOT_ON_THE_STANDING_FOOT
 
 from .pages import READY_ALL, compiled_example, example_names, figure_html, needs_browser, shared_path
@@ -129,11 +130,7 @@ def check_loop(doc: dict, samples: list[dict], *, solver: dict) -> dict[str, tup
             # the previous phase's support (its locks, pins and floor reaches; both feet after a
             # phase without contacts), as solvers/plan.js plans it
             prev = phases[seg - 1] if 1 <= seg <= len(phases) else {}
-            if prev.get("gl") or prev.get("pin") or prev.get("grip"):
-                support = set(prev.get("gl") or []) | {e for e, _a in prev.get("pin") or []} | \
-                    {e for e, a in prev.get("reach") or [] if a == "floor"}
-            else:
-                support = {"foot_left", "foot_right"}
+            support = previous_support(prev) or {"foot_left", "foot_right"}
             holds = {side: {} for side in feet if f"foot_{side}" in support}
             last_seg = seg
         for side in list(holds):

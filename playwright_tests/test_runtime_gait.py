@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
+
+from posecode_ssg.evaluate.thresholds import VELOCITY_ABS, VELOCITY_REL
+from posecode_ssg.motion.rotation import rotation_vectors
 
 from .pages import READY_ALL, compiled_example, figure_html, needs_browser
 from .test_runtime_contacts import LIMIT_MM, sample_loop
@@ -23,19 +27,9 @@ RATES = """([id, t, h, bones]) => {
 }"""
 
 
-def _rotvec(qa, qb) -> tuple[float, float, float]:
+def _rotvec(qa, qb) -> list[float]:
     """Rotation vector (rad, local frame) of qa⁻¹·qb for quaternions [x, y, z, w]."""
-    ax, ay, az, aw = -qa[0], -qa[1], -qa[2], qa[3]
-    bx, by, bz, bw = qb
-    x = aw * bx + ax * bw + ay * bz - az * by
-    y = aw * by - ax * bz + ay * bw + az * bx
-    z = aw * bz + ax * by - ay * bx + az * bw
-    w = aw * bw - ax * bx - ay * by - az * bz
-    if w < 0:
-        x, y, z, w = -x, -y, -z, -w
-    n = math.sqrt(x * x + y * y + z * z)
-    k = 2 * math.atan2(n, w) / n if n > 1e-12 else 2.0
-    return x * k, y * k, z * k
+    return rotation_vectors(np.asarray(qa, float), np.asarray(qb, float)).tolist()
 
 
 @pytest.mark.parametrize("name, avatar", [("walk-cycle", "avatar1"), ("walk-cycle", "avatar3"),
@@ -126,5 +120,5 @@ def test_the_legs_keep_their_joint_rates_through_the_stance_handover(rt_page, ru
         before = [c / h for c in _rotvec(q[0][i], q[1][i])]   # t − 2h → t − h
         after = [c / h for c in _rotvec(q[2][i], q[3][i])]    # t + h → t + 2h
         jump = math.dist(before, after)
-        allowance = 0.5 + 0.1 * max(math.hypot(*before), math.hypot(*after))
+        allowance = VELOCITY_ABS + VELOCITY_REL * max(math.hypot(*before), math.hypot(*after))
         assert jump <= allowance, f"{b}: angular velocity jumps {jump:.2f} rad/s (allowance {allowance:.2f})"

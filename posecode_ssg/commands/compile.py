@@ -18,7 +18,8 @@ import sys
 import time
 from pathlib import Path
 
-from posecode_ssg.commands.check import add_kinematics, check_file, format_text
+from posecode_ssg.checking import add_kinematics, check_file
+from posecode_ssg.commands.check import format_text
 
 
 def _summary(program, doc: dict, ms: float) -> str:

@@ -1,7 +1,7 @@
 """Documents to evaluate: ``.posecode`` files, the ```` ```posecode ```` fences of ``.md`` files
 (each fence one document, named ``file.md:LINE`` after its fence line) and folders (recursive,
 sorted). Discovery, parsing and the kinematic diagnostics are ``posecode-ssg check``'s own
-(:mod:`posecode_ssg.commands.check`); this module only adds the compiled motion JSON.
+(:mod:`posecode_ssg.checking`); this module only adds the compiled motion JSON.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from posecode_ssg.commands.check import (
+from posecode_ssg.checking import (
     CheckedDocument,
     add_kinematics,
     check_file,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from posecode_ssg.evaluate.metrics import METRICS, DocumentMetrics, Violation
+from posecode_ssg.evaluate.thresholds import METRICS, DocumentMetrics, Violation
 
 
 @dataclass

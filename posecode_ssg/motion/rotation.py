@@ -22,6 +22,7 @@ __all__ = [
     "euler_to_quat", "quat_mul", "quat_to_matrix", "euler_to_matrix", "matrix_to_euler",
     "align_hemisphere", "slerp", "rot_x", "rot_y", "rot_z", "axis_angle_matrix", "round_quat",
     "cross3", "norm3", "turned_euler", "vsub", "vadd", "vscale", "vdot", "vcross", "vnorm",
+    "quat_matrices", "euler_xyz", "rotation_vectors",
 ]
 
 
@@ -279,3 +280,61 @@ def round_quat(q: np.ndarray, digits: int = 4) -> list[float | int]:
 
 
 _ROUNDED: dict[tuple[bytes, int], tuple] = {}
+
+
+# Vectorised forms over (..., 4) arrays of quaternions: the eval metrics measure every bone of
+# every sample of a loop at once
+
+
+def quat_matrices(q: np.ndarray) -> np.ndarray:
+    """(..., 3, 3) rotation matrices of (..., 4) quaternions ``[x, y, z, w]``, renormalised first
+    (the elements of :func:`quat_to_matrix`)."""
+    q = q / np.linalg.norm(q, axis=-1, keepdims=True)
+    x, y, z, w = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    m = np.empty(q.shape[:-1] + (3, 3))
+    m[..., 0, 0] = 1 - 2 * (y * y + z * z)
+    m[..., 0, 1] = 2 * (x * y - z * w)
+    m[..., 0, 2] = 2 * (x * z + y * w)
+    m[..., 1, 0] = 2 * (x * y + z * w)
+    m[..., 1, 1] = 1 - 2 * (x * x + z * z)
+    m[..., 1, 2] = 2 * (y * z - x * w)
+    m[..., 2, 0] = 2 * (x * z - y * w)
+    m[..., 2, 1] = 2 * (y * z + x * w)
+    m[..., 2, 2] = 1 - 2 * (x * x + y * y)
+    return m
+
+
+def euler_xyz(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Both intrinsic-XYZ Euler decompositions (degrees, (..., 3) each) of (..., 4) quaternions:
+    R = Rx(a)·Ry(b)·Rz(c) gives b = asin R₀₂, a = atan2(−R₁₂, R₂₂), c = atan2(−R₀₁, R₀₀)
+    (:func:`matrix_to_euler` without its gimbal-lock branch; docs/motion-json.md conventions);
+    the second is (a + 180°, 180° − b, c + 180°), wrapped to [−180°, 180°). A rotation lies in
+    an Euler box when either triple does."""
+    m = quat_matrices(q)
+    b = np.degrees(np.arcsin(np.clip(m[..., 0, 2], -1.0, 1.0)))
+    a = np.degrees(np.arctan2(-m[..., 1, 2], m[..., 2, 2]))
+    c = np.degrees(np.arctan2(-m[..., 0, 1], m[..., 0, 0]))
+    first = np.stack([a, b, c], axis=-1)
+
+    def wrap(v):
+        return (v + 180.0) % 360.0 - 180.0
+
+    second = np.stack([wrap(a + 180.0), wrap(180.0 - b), wrap(c + 180.0)], axis=-1)
+    return first, second
+
+
+def rotation_vectors(qa: np.ndarray, qb: np.ndarray) -> np.ndarray:
+    """(..., 3) rotation vectors (radians) of conj(a)·b for (..., 4) unit quaternions: the
+    rotation from a to b in a's frame (the Hamilton product of :func:`quat_mul`, taken in the
+    hemisphere w ≥ 0, then axis × angle)."""
+    ax, ay, az, aw = -qa[..., 0], -qa[..., 1], -qa[..., 2], qa[..., 3]
+    bx, by, bz, bw = qb[..., 0], qb[..., 1], qb[..., 2], qb[..., 3]
+    x = aw * bx + ax * bw + ay * bz - az * by
+    y = aw * by - ax * bz + ay * bw + az * bx
+    z = aw * bz + ax * by - ay * bx + az * bw
+    w = aw * bw - ax * bx - ay * by - az * bz
+    sgn = np.where(w < 0, -1.0, 1.0)
+    x, y, z, w = x * sgn, y * sgn, z * sgn, w * sgn
+    s = np.sqrt(x * x + y * y + z * z)
+    f = np.where(s < 1e-12, 2.0, 2.0 * np.arctan2(s, w) / np.maximum(s, 1e-300))
+    return np.stack([x * f, y * f, z * f], axis=-1)

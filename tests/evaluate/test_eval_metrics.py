@@ -10,11 +10,13 @@ import numpy as np
 import pytest
 
 from eval_synthetic import RIG, mat_quat, motion, move_foot, samples
-from posecode_ssg.evaluate.metrics import (ROM_TOLERANCE_DEG, euler_xyz, evaluate_samples, explain,
-                                           rotation_vectors)
+from posecode_ssg.evaluate.explain import explain
+from posecode_ssg.evaluate.metrics import evaluate_samples
+from posecode_ssg.evaluate.planted import pivot_drift
 from posecode_ssg.evaluate.sampler import KEY_PROBE, Timing, sample_times
+from posecode_ssg.evaluate.thresholds import ROM_TOLERANCE_DEG
 from posecode_ssg.language.diagnostics import Diagnostic
-from posecode_ssg.motion.rotation import euler_to_matrix, euler_to_quat
+from posecode_ssg.motion.rotation import euler_to_matrix, euler_to_quat, euler_xyz, rotation_vectors
 
 FEET = ["foot_left", "foot_right"]
 
@@ -400,7 +402,6 @@ def _rigid(points, angle_deg, centre, shift=(0.0, 0.0)):
 def test_pivot_drift_lets_a_foot_turn_about_its_sole_but_not_slide():
     """pc-ground-lock-effectors: a single locked foot is the pivot of a turn — turning in place
     about a sole point is no drift; a slide is; a turn about a point off the sole is."""
-    from posecode_ssg.evaluate.metrics import pivot_drift
     heel0, toe0 = np.array([-0.1, 0.0, -0.0425]), np.array([-0.1, 0.0, 0.1425])
     angles = np.linspace(0.0, 180.0, 31)
 

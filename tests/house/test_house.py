@@ -15,12 +15,6 @@ import ast
 import re
 from pathlib import Path
 
-import pytest
-
-# Until the split of issue 17 lands, the house tests are known to fail (strict: remove the mark
-# the moment they pass).
-_SPLITTING = pytest.mark.xfail(strict=True, reason="issue 17: the split is landing in steps")
-
 PKG = Path(__file__).resolve().parents[2] / "posecode_ssg"
 MAX_LINES = 600
 EXEMPT = {"runtime/dist"}
@@ -130,7 +124,6 @@ def test_cycle_finder_sees_a_circle():
     assert cycles({"a": {"b"}, "b": set()}) == []
 
 
-@_SPLITTING
 def test_no_module_longer_than_the_limit():
     long = {
         str(p.relative_to(PKG)): n

@@ -66,7 +66,7 @@ def test_control_ok_compiles_clean_with_knees_at_40():
 
 
 def test_markdown_page_error_at_absolute_line_9():
-    from posecode_ssg.commands.check import check_file
+    from posecode_ssg.checking import check_file
 
     (doc,) = check_file(shared_path("cases", "bugs", "pc-closed-vocabulary", "page.md"))
     assert doc.fence_line == 5
