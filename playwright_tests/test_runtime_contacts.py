@@ -130,7 +130,7 @@ def check_loop(doc: dict, samples: list[dict], *, solver: dict) -> dict[str, tup
             # the previous phase's support (its locks, pins and floor reaches; both feet after a
             # phase without contacts), as solvers/plan.js plans it
             prev = phases[seg - 1] if 1 <= seg <= len(phases) else {}
-            support = previous_support(prev) or {"foot_left", "foot_right"}
+            support = previous_support(prev)
             holds = {side: {} for side in feet if f"foot_{side}" in support}
             last_seg = seg
         for side in list(holds):
@@ -199,7 +199,7 @@ KNOWN = {
     "pirouette": {"jump", "lift"},
     # plank on the hands and one foot: the knee driven in passes ~6 cm under the floor below the
     # hip (impossible in the sagittal plane); the hip abducts so it goes round the outside
-    # (root.js swing clearance), a quick outward swing of the knee that reads as a jump
+    # (swingclearance.js), a quick outward swing of the knee that reads as a jump
     "mountain-climber": {"jump"},
     # prone, pelvis pinned: the arms sweep from overhead to the sides through the floor between
     # the keyframes (shoulders flex 140 → 0) and the floor clamp lifts the pinned pelvis (up to
@@ -334,7 +334,7 @@ SEATED = """posecode exercise "Seated seam"
 
 def test_a_prop_pin_holds_through_the_loop_seam_at_60_hz(rt_page, runtime_site, tmp_path):
     """A loop that ends where it began, pinned to a prop in its last and first phases, is handed
-    over at the seam (pose.js ``_buildPlans``): the pelvis sits on the seat at every sample, t = 0
+    over at the seam (figuremodel.js ``_buildPlans``): the pelvis sits on the seat at every sample, t = 0
     included — not at the standing start position 0.12 m away until the pin takes hold. Expected:
     the seat anchor of kinematics-reference §10.1, (0, 0.53, −0.12) m."""
     path = tmp_path / "seated.posecode"
@@ -370,7 +370,7 @@ def test_the_front_foot_of_a_half_kneel_stays_planted_while_standing_up_at_60_hz
     """content/mobility/kneeling-hip-flexor-stretch.md "Stand up" (ground-lock: feet after the knee
     pin and the front foot's floor reach): the front foot is a support (its reach, spec §5) and is
     held at every 60 Hz sample — it was carried 0.49 m, and the entry blend's half-applied offset
-    from the pin to the feet walked it 6.5 mm (root.js ``replant``)."""
+    from the pin to the feet walked it 6.5 mm (replant.js)."""
     from posecode_ssg.evaluate.documents import load_documents
 
     from .pages import REPO
@@ -410,7 +410,7 @@ def test_a_foot_reaching_down_from_the_box_leaves_the_box_pin_alone_at_60_hz(rt_
                                               ("mo-joint-direction-signs", "directions", "left")])
 def test_a_free_leg_near_the_floor_never_lifts_the_locked_foot_at_60_hz(rt_page, runtime_site, case, name, free):
     """Issue 5: while a foot is ground-locked on the floor, a free leg near the floor is cleared
-    within its own chain (root.js ``clearFreeLimbs``: toe up at the ankle, knee flex, hip
+    within its own chain (swingclearance.js ``clearFreeLimbs``: toe up at the ankle, knee flex, hip
     abduction), never by the floor clamp lifting the body off its support. pivot "Cross" (hip
     adduct 25, turn 70 on the right foot): the self-collision push of the crossing leg took its
     toe through the floor and the clamp lifted the locked right foot 9.6 mm (heel and toe);

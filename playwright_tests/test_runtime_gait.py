@@ -79,7 +79,7 @@ def test_a_stance_foot_holds_its_place_through_every_step_at_60_hz(rt_page, runt
 def test_a_foot_coming_down_to_the_floor_leaves_the_standing_foot_down_at_60_hz(rt_page, runtime_site, name, phase,
                                                                                   standing, reaching):
     """The reaching foot's blend from a pose whose toe the timeline pushes through the floor is
-    kept out of the floor by its own ankle (reach.js + root.js swing clearance), not by the floor
+    kept out of the floor by its own ankle (reach.js + swingclearance.js), not by the floor
     clamp lifting the figure: the standing foot's heel and toe stay on the floor at every sample
     (they rose 22 mm in tendu, 9.8 mm in box-step-taps), and the reaching foot's toe is never
     below it."""

@@ -1,5 +1,5 @@
 """Hands locked to the floor with the feet, sampled at 60 Hz in the browser runtime (issue 5: each
-contact held where it was planted; runtime/solvers/hands.js, solve.py ``_hold_uppers``).
+contact held where it was planted; runtime/solvers/hands.js, solve/hands.py ``hold_uppers``).
 
 The push-up of the demo library (content/strength/push-up.md): ground-lock hands and feet in both
 phases. Before the hands were held, the authored arms carried the palms 207 mm along the floor

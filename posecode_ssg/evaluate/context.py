@@ -50,9 +50,6 @@ class Context:
         ends = np.concatenate([cuts - 1, [n - 1]])
         self.runs = [(int(seg[a]), int(a), int(b)) for a, b in zip(starts, ends)]
         self.loop_t = samples.t % T.duration
-        # gait (KR §8; solve.py): travel plus floor foot pins on both sides
-        pinned = {side_of(e) for ph in phases for e, a in ph.get("pin", []) if a == "floor" and e.startswith("foot_")}
-        self.gait = len(pinned) == 2 and any(ph.get("tr") and any(ph["tr"]) for ph in phases)
         self.anchors = {name: np.asarray(p, float) for prop in rig["props"].values()
                         for name, p in prop.get("anchors", {}).items()}
         self._ankle_x = self._keyframe_ankle_x()
@@ -83,11 +80,12 @@ class Context:
         """A locked or floor-pinned foot is expected flat in segment ``seg`` unless its authored
         ankle x exceeds ``plantigradeMaxAnkle`` (tiptoe intent) at either end, hands or forearms
         are locked too (plank: the feet stand on their toes), or it is a stance foot of a
-        travelling gait (push-off) — the numpy solve's levelling rules (motion-json.md)."""
+        travelling gait (push-off; the phase's motion JSON ``gait``) — the numpy solve's levelling
+        rules (motion-json.md)."""
         ph = self.phase(seg)
         if any(c.startswith(("hand_", "elbow_")) for c in ph.get("gl", [])):
             return False
-        if self.gait and any(e == f"foot_{side}" and a == "floor" for e, a in ph.get("pin", [])):
+        if ph.get("gait") and any(e == f"foot_{side}" and a == "floor" for e, a in ph.get("pin", [])):
             return False
         lim = float(self.solver["plantigradeMaxAnkle"])
         k0, k1 = seg, min(seg + 1, len(self._ankle_x) - 1)

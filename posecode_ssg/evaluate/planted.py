@@ -12,18 +12,15 @@ from posecode_ssg.evaluate.context import Context, side_of
 from posecode_ssg.evaluate.runs import intervals, merge_worst, run_violations, worst_of
 from posecode_ssg.evaluate.thresholds import METRIC, DocumentMetrics
 from posecode_ssg.motion.rotation import quat_matrices
+from posecode_ssg.motion.support import BOTH_FEET
 
 
-def previous_support(phase: dict[str, Any]) -> set[str] | None:
-    """The contacts ``phase`` hands on to the phase after it: its ground-locks, pins and floor
-    reaches (effector names); None, meaning every foot, when it has no ground-lock, pin or grip
-    (as at the start). A foot ground-locked in the next phase that is none of them arrives during
-    that segment (a tucked foot returning to the floor) and is not held there, as the solvers hold
-    it (plan.js, solve.py)."""
-    if not (phase.get("gl") or phase.get("pin") or phase.get("grip")):
-        return None
-    return set(phase.get("gl", [])) | {e for e, _a in phase.get("pin", [])} | \
-        {e for e, anchor in phase.get("reach", []) if anchor == "floor"}
+def previous_support(phase: dict[str, Any]) -> set[str]:
+    """The contacts ``phase`` hands on to the phase after it: its motion JSON ``support``,
+    decided by the compiler (``motion/support.py``); both feet for the start pose (``phase``
+    empty). A foot ground-locked in the next phase that is not in it arrives during that segment
+    (a tucked foot returning to the floor) and is not held there, as the solvers hold it."""
+    return set(phase.get("support", BOTH_FEET))
 
 
 def held_contacts(ctx: Context) -> dict[str, dict[str, np.ndarray]]:
@@ -44,7 +41,7 @@ def held_contacts(ctx: Context) -> dict[str, dict[str, np.ndarray]]:
         pins = [e for e, anchor in ph.get("pin", []) if anchor == "floor"]
         held_here = []
         for c in locks + pins:
-            if support is not None and c.startswith("foot_") and c not in pins and c not in support:
+            if c.startswith("foot_") and c not in pins and c not in support:
                 continue
             if c not in heights:
                 heights[c] = ctx.contact_height(c)

@@ -328,7 +328,8 @@ def compile_ir(ir: IR, *, avatar: str | None = None) -> MotionProgram:
         prev_q, prev_eul = q, eul
     gait = is_gait(keyframes)
     for kf in keyframes:
-        kf.support = phase_support(kf.ground_lock, kf.pins, kf.grips, kf.reaches)
+        kf.support = phase_support(kf.ground_lock, *([(c.effector, c.target) for c in cs]
+                                                     for cs in (kf.pins, kf.grips, kf.reaches)))
         kf.gait = gait and floor_foot_pin(kf.pins)
 
     last = keyframes[-1]

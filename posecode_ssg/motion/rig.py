@@ -394,7 +394,7 @@ def _arm_surfaces() -> dict[str, list[float]]:
 
 #: anchor -> [nx, ny, nz, n·c] (m): the plane of the blocking face that stops the arms and holds
 #: the anchor (the wall's front face for ``wall``). A hand or fist reached to such an anchor rests
-#: on that surface (solve.py ``_arm_clearance``, runtime reach.js); anchors on unblocked top
+#: on that surface (solve/measure.py ``arm_clearance``, runtime reach.js); anchors on unblocked top
 #: surfaces (box, seat) and the bars have none. Emitted in rig.json as ``surfaces``.
 PROP_SURFACES: Mapping[str, list[float]] = MappingProxyType(_arm_surfaces())
 
@@ -458,9 +458,9 @@ SOLVER: Mapping[str, Any] = MappingProxyType({
     "pivotIterations": 8,         # hands/forearms + feet pivot: Newton steps (KR §6.3)
     "pivotTolerance": 0.0005,     # m: stop; finer than a frame-to-frame step of a nearly straight held arm
     "pivotMaxStep": 0.35,         # rad
-    "pivotRounds": 2,             # hands/forearms + feet: rounds of pivot + hold (solve.py _ground_lock)
-    "armSoftReach": 0.01,         # m: soft IK band of a held arm near full extension (solve.py _soft_reach)
-    "palmRounds": 3,              # locked hands: rounds of the arm IK hold (solve.py _hold_uppers)
+    "pivotRounds": 2,             # hands/forearms + feet: rounds of pivot + hold (solve/groundlock.py)
+    "armSoftReach": 0.01,         # m: soft IK band of a held arm near full extension (solve/hands.py soft_reach)
+    "palmRounds": 3,              # locked hands: rounds of the arm IK hold (solve/hands.py hold_uppers)
     # a ground-locked foot's hold weight (1 -> 0, smoothstep) over its lowest point's height as
     # fractions of plantedHeight: its height is let go over the first band, its place over the
     # second, so a foot the authored joints lift rises before it slides

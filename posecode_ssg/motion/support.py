@@ -23,11 +23,10 @@ BOTH_FEET = frozenset({"foot_left", "foot_right"})
 def phase_support(ground_lock, pins, grips, reaches) -> frozenset:
     """The support a phase leaves for the next (module docstring): effector names.
 
-    ``ground_lock``: single-side contact names; ``pins``, ``grips``, ``reaches``: contacts with
-    ``effector`` and ``target``."""
+    ``ground_lock``: single-side contact names; ``pins``, ``grips``, ``reaches``: (effector,
+    target) pairs, as the motion JSON writes them."""
     if ground_lock or pins or grips:
-        return frozenset(ground_lock) | {c.effector for c in pins} | \
-            {c.effector for c in reaches if c.target == FLOOR}
+        return frozenset(ground_lock) | {e for e, _t in pins} | {e for e, t in reaches if t == FLOOR}
     return BOTH_FEET
 
 

@@ -60,7 +60,7 @@ export class FigureModel {
   }
 
   /**
-   * Prop placement (posecode_ssg/motion/solve.py `solve_keyframes`): props are world-fixed, so
+   * Prop placement (posecode_ssg/motion/solve/keyframes.py `solve_keyframes`): props are world-fixed, so
    * the largest body-face push (solvers/props.js leaves it in `ctx.propPush`) over the base pose
    * and every phase end moves the start position for the whole clip, and the plans are rebuilt
    * from there. Planted feet then stay where the figure stands instead of being walked by the push.
@@ -88,10 +88,6 @@ export class FigureModel {
     const S = this.timeline.segmentCount, phases = this.motion.phases, tl = this.timeline;
     const empty = emptyPlan();
     this.segPlan = new Array(S).fill(empty);
-    // gait exception (solve.py, KR §8): travel plus floor foot pins on both sides
-    const sides = new Set();
-    for (const ph of phases) for (const [e, a] of ph.pin || []) if (a === "floor" && e.startsWith("foot_")) sides.add(e.slice(5));
-    const gait = sides.size === 2 && phases.some((ph) => Array.isArray(ph.tr) && (ph.tr[0] !== 0 || ph.tr[1] !== 0));
     const prevRoot = new Float64Array(3);
     let prevPlan = null;
     const sk = this.skeleton, n = this.localQ.length;
@@ -114,7 +110,7 @@ export class FigureModel {
     // the loop seam. It is kept when the loop closes — it ends within `solver.plantedHeight` of
     // where it started, or with its root and ankles where the first pass ended them (a seat or box
     // pin fixes the body) — else (world-fixed pins that travel: a gait's root keeps its travelled
-    // place while its plants move on) the first pass stands and the seam jumps home (solve.py `_solve`)
+    // place while its plants move on) the first pass stands and the seam jumps home (solve/keyframes.py `_solve`)
     const passes = S === phases.length && S > 0 ? 2 : 1, h = this.rig.solver.plantedHeight;
     let handed = false, first = null;
     for (let pass = 0; pass < passes; pass++) for (let s = 0; s < S; s++) {
@@ -130,7 +126,7 @@ export class FigureModel {
       keep(end);
       const plan = s < phases.length
         ? planSegment(this.rig, this.skeleton, phases[s], from >= 0 ? phases[from] : null, prevPlan,
-          this.startPos, prevRoot, gait)
+          this.startPos, prevRoot)
         : emptyPlan();
       this.segPlan[s] = plan;
       prevPlan = plan;

@@ -93,7 +93,7 @@ export function fromEulerXYZ(out, oi, xDeg, yDeg, zDeg) {
 }
 
 /** XYZ Euler degrees of the quaternion q[o..] into out[oi..] (the inverse of
- * {@link fromEulerXYZ}; solve.py `matrix_to_euler`): y in [−90°, 90°]; at |y| = 90° z is 0. */
+ * {@link fromEulerXYZ}; rotation.py `matrix_to_euler`): y in [−90°, 90°]; at |y| = 90° z is 0. */
 export function eulerOf(q, o, out, oi) {
   const m = matrix(q, o, _em), sb = Math.min(1, Math.max(-1, m[2]));
   out[oi + 1] = Math.asin(sb) / DEG;

@@ -11,6 +11,7 @@ from posecode_ssg.motion.fk import forward_kinematics
 from posecode_ssg.motion.rig import avatar
 from posecode_ssg.motion.rigjson import rig_json
 from posecode_ssg.motion.rotation import euler_to_matrix
+from posecode_ssg.motion.support import phase_support
 
 RIG = rig_json()
 
@@ -25,10 +26,14 @@ def mat_quat(m: np.ndarray) -> np.ndarray:
 
 
 def motion(phases: list[dict], *, wrap: float = 0.0, props=(), base=None) -> dict:
-    """A posecode-motion/1 document with the given phases (each {name, d, m, gl?, pin?, ...})."""
+    """A posecode-motion/1 document with the given phases (each {name, d, m, gl?, pin?, ...});
+    each phase's ``support`` is the compiler's (motion/support.py) unless given."""
+    def support(p: dict) -> list[str]:
+        return sorted(phase_support(p.get("gl", []), p.get("pin", []), p.get("grip", []), p.get("reach", [])))
+
     return {"format": "posecode-motion/1", "name": "T", "kind": "exercise", "avatar": "avatar1",
             "props": list(props), "repeat": 1, "startPose": "neutral", "base": base or {},
-            "phases": [{"line": 0, "m": "flow", **p} for p in phases], "wrap": wrap,
+            "phases": [{"line": 0, "m": "flow", "support": support(p), **p} for p in phases], "wrap": wrap,
             "duration": sum(p["d"] for p in phases) + wrap}
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from posecode_ssg import cli
 from posecode_ssg.evaluate import sampler
-from posecode_ssg.evaluate.browser import BrowserUnavailable, INSTALL_HINT
+from posecode_ssg.evaluate.browser import INSTALL_HINT, BrowserUnavailable
 
 GOOD = """posecode exercise "Calf raise"
   rig humanoid

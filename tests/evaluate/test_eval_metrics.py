@@ -8,15 +8,20 @@ import math
 
 import numpy as np
 import pytest
-
 from eval_synthetic import RIG, mat_quat, motion, move_foot, samples
+
 from posecode_ssg.evaluate.explain import explain
 from posecode_ssg.evaluate.metrics import evaluate_samples
 from posecode_ssg.evaluate.planted import pivot_drift
 from posecode_ssg.evaluate.sampler import KEY_PROBE, Timing, sample_times
 from posecode_ssg.evaluate.thresholds import ROM_TOLERANCE_DEG
 from posecode_ssg.language.diagnostics import Diagnostic
-from posecode_ssg.motion.rotation import euler_to_matrix, euler_to_quat, euler_xyz, rotation_vectors
+from posecode_ssg.motion.rotation import (
+    euler_to_matrix,
+    euler_to_quat,
+    euler_xyz,
+    rotation_vectors,
+)
 
 FEET = ["foot_left", "foot_right"]
 

@@ -1,7 +1,7 @@
 """A free leg the authored angles drive through the floor is lifted within its own chain (issue 5:
 the reference lifts the whole body off its supports, a planted foot drifting 0.6 m in
 mountain-climber): the keyframe solve keeps the supports where they are and the leg clear of the
-floor (solve.py ``_clear_free_limbs``, ``_hinge_up``; runtime/solvers/root.js ``clearFreeLimbs``)."""
+floor (solve/swingclearance.py ``clear_free_limbs``, ``hinge_up``; runtime/solvers/swingclearance.js ``clearFreeLimbs``)."""
 
 from __future__ import annotations
 

@@ -65,7 +65,7 @@ def test_toes_behind_held_hands_are_the_pivot_and_stay_planted():
 def test_a_palm_reaching_the_floor_presents_its_surface_to_it():
     # spec §5 reach: a palm declared against the floor presents its contact surface to it, also
     # when the hand reaches the floor (cobra's "Lift": reach: hands floor) rather than being
-    # ground-locked; solve.py runs _palm_flat before each floor re-aim. Before: the palms ended
+    # ground-locked; solve/reach.py runs palm_flat before each floor re-aim. Before: the palms ended
     # facing up-and-back (normal 143° off floor-down, palm 57 mm up); now 9°, 6.5 mm.
     from tests.conftest import shared_path
 

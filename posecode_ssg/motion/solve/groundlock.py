@@ -39,7 +39,7 @@ def stance_shift(errors: list[tuple[tuple[float, float, float], float]]) -> tupl
     (anchor − sole) error weighted by hold / (|error|² + ε²), ε = ``solver.plantTolerance``.
     Feet that need the same move (a squat sitting back) share it; a foot whose error is its own
     (one foot curling, the feet spreading) barely moves the body, and its leg IK holds it
-    instead. Continuous in every input. Same rule in runtime/solvers/root.js."""
+    instead. Continuous in every input. Same rule in runtime/solvers/groundlock.js."""
     eps2 = float(SOLVER["plantTolerance"]) ** 2
     num, den = (0.0, 0.0, 0.0), 0.0
     for e, k in errors:

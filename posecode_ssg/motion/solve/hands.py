@@ -149,7 +149,7 @@ def palm_down(pose: Pose, side: str) -> None:
     rail. Turning the wrist by θ about its parent's X axis u (adding θ to its intrinsic-XYZ x)
     takes the palm normal n to n∥ + n⊥ cos θ + (u × n) sin θ, whose downward part is largest at
     θ = atan2(−(u × n)_y, −n⊥_y); x is clamped to the wrist's ROM box (strict). Same rule in
-    runtime/solvers/root.js ``palmDown``."""
+    runtime/solvers/hands.js ``palmDown``."""
     wrist = f"wrist_{side}"
     w = pose.world()
     n = w.rot[wrist] @ np.array([0.0, 0.0, 1.0])
@@ -165,7 +165,7 @@ def close_hand(pose: Pose, side: str, state: str = "grip") -> None:
     """Close a hand around the bar (KR §9.2 step 5, §9.3): index to pinky curl about their local
     X, the thumb curls and turns across (local Z: left −, right +) by rig ``HAND_STATES[state]``;
     a digit the document authors (non-zero angles) is left as written. Same rule in
-    runtime/solvers/root.js ``closeHand``."""
+    runtime/solvers/grip.js ``closeHand``."""
     hs = HAND_STATES[state]
     for d in DIGITS:
         bone = f"{d}_{side}"

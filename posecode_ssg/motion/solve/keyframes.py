@@ -69,7 +69,7 @@ def solve_keyframes(program) -> Solution:
     once, the largest body-face push over the base pose and the phase ends becomes an offset of
     the start position, and the solve runs again from there. Planted feet are then anchored where
     the figure actually stands, instead of being walked by the push mid-clip. The runtime places
-    the figure the same way (runtime/pose.js ``_place``).
+    the figure the same way (runtime/figuremodel.js ``_place``).
     """
     if program._solution is not None:
         return program._solution
@@ -129,7 +129,7 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
 
     The loop seam: with no wrap segment (the last phase ends on the base pose, KR §5.1) the loop
     enters the first phase from the last one's solved end, so a second pass solves every phase
-    from there and contacts planted at the end are handed over at the seam (runtime/pose.js
+    from there and contacts planted at the end are handed over at the seam (runtime/figuremodel.js
     ``_buildPlans``). The second pass is kept when the loop closes: it ends within
     ``plantedHeight`` of where it started, or with its root and ankles where the first pass ended
     them (a prop pin or a support fixes the body, as a seat or a box does). Otherwise (world-fixed

@@ -111,7 +111,7 @@ def level_foot(pose: Pose, side: str, authored_x: float) -> tuple[float, float] 
     (15°) of authored x the foot is levelled, from there to 2 × ``plantigradeBlend`` (10°) more
     the levelled and the authored angle cross-fade (smoothstep), above that the authored pitch is
     kept; so a heel raise leaves the floor continuously instead of jumping at 15°. Returns
-    (needed, used) when the box stopped a fully levelled foot, else None. Same rule in runtime/solvers/root.js ``levelFoot``."""
+    (needed, used) when the box stopped a fully levelled foot, else None. Same rule in runtime/solvers/limb.js ``levelFoot``."""
     lv = level_angles(pose.world(), side, authored_x)
     if lv is None:
         return None

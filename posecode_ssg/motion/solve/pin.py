@@ -27,7 +27,7 @@ def stance_hold(pose: Pose, side: str, footprint: tuple[np.ndarray, np.ndarray],
     of ankle dorsiflexion at the end of a long step) cannot take: the body stays back over the
     foot instead of dragging it. After each IK the leg swivels back to the foot's planted heading
     (:func:`swivel`): a leg leaning sideways over it turned the foot about its held point, the
-    toe of box-step's side step sweeping 11 mm. Same steps in runtime/solvers/root.js ``pin``."""
+    toe of box-step's side step sweeping 11 mm. Same steps in runtime/solvers/pin.js ``stance``."""
     ankle = f"ankle_{side}"
     for _ in range(2):
         level_foot(pose, side, authored_x)

@@ -26,7 +26,7 @@ def hinge_up(pose: Pose, joint: str, point: np.ndarray, dy: float, ax: int = 0, 
     Of the two roots: the one the joint's ROM range (widened to its angle) keeps best, then with
     ``wide_first`` (default: for z) the one toward the wider end of the range (a knee flexes; a hip
     abducts, the knee going round the outside: the choice does not flip from frame to frame), then
-    the nearest zero; clamped to the range. Same steps in runtime/solvers/root.js ``hingeUp``."""
+    the nearest zero; clamped to the range. Same steps in runtime/solvers/swingclearance.js ``hingeUp``."""
     w = pose.world()
     e = list(pose.euler[joint])
     parent = w.rot[joint] @ pose.local[joint].T
@@ -71,7 +71,7 @@ def clear_free_limbs(pose: Pose, kf, reached: bool = False, arriving: frozenset 
     of lifting the standing foot (but one on its heel is left there: a foot set down flat). On its
     heel or not is decided once per phase for the first round (:func:`heel_down`, ``decided``
     keeps it per side and list); later rounds follow the foot as the first one left it. Same rule
-    in runtime/solvers/root.js ``clearFreeLimbs`` (plan.js ``swing``, ``reachSwing``)."""
+    in runtime/solvers/swingclearance.js ``clearFreeLimbs`` (plan.js ``swing``, ``reachSwing``)."""
     busy = {c.effector for c in list(kf.pins) + list(kf.reaches) + list(kf.grips)} | set(kf.ground_lock)
     floor_reach = {c.effector for c in kf.reaches if c.target == FLOOR}
     fixed = {c.effector for c in kf.pins} | set(kf.ground_lock)
@@ -131,7 +131,7 @@ def heel_on_floor(pose: Pose, side: str, dy: float) -> None:
     toes down by its angle (15° of dorsiflexion showed 7°). The knee's bend-back stays within its
     ROM box (widened to its angle, as :func:`hinge_up` does): a hip that rises by extending (a
     leg over a body tipped back) would otherwise ask the knee to hyperextend past it (-78° seen).
-    Same rule in runtime/solvers/root.js ``clearFreeLimbs``."""
+    Same rule in runtime/solvers/swingclearance.js ``clearFreeLimbs``."""
     hip, knee = f"hip_{side}", f"knee_{side}"
     x0 = pose.euler[hip][0]
     hinge_up(pose, hip, pose.world().pos[knee].copy(), dy, 0, True)

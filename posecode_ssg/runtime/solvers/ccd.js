@@ -1,6 +1,6 @@
 /**
  * Cyclic coordinate descent over a two-joint limb chain (ball joint + hinge), as the numpy
- * keyframe solve does it (posecode_ssg/motion/solve.py `_ccd`, `_prebend`, `_ccd_run`;
+ * keyframe solve does it (posecode_ssg/motion/solve/ccd.py `ccd`, `prebend`, `ccd_run`;
  * kinematics-reference §7): distal → proximal, each joint rotated to swing the end point toward
  * the target, its XYZ Euler angles clamped into its rig.json `rom` box (widened to the authored
  * value) after every step; at most `solver.ccdIterations` passes, stopping within
@@ -150,13 +150,13 @@ export function run(ctx, ch, n, t, stop = ctx.rig.solver.ccdStopDistance) {
  * Solve one chain toward target `t` ([x, y, z] m) from the current pose; `hingeSign` is +1 for a
  * knee (bends +x), −1 for an elbow. Mutates `ctx.localQ` and re-poses the skeleton. The ROM
  * boxes are widened to the incoming angles, or with `keepWiden` to those already in `ch.wid`
- * (a re-aim keeps the authored widening, as solve.py's reach passes one `widen` to every try).
+ * (a re-aim keeps the authored widening, as solve/reach.py passes one `widen` to every try).
  * `stop` (m): the distance within which it stops (a grip asks for `solver.gripStopDistance`).
  */
 export function ccd(ctx, ch, t, hingeSign, keepWiden = false, stop = ctx.rig.solver.ccdStopDistance) {
   const P = ctx.skeleton.worldP;
   readChain(ctx, ch, 2, keepWiden);
-  // pre-bend a too-straight limb (solve.py `_prebend`)
+  // pre-bend a too-straight limb (solve/ccd.py `prebend`)
   const r = ch.bones[0], h = ch.bones[1], e = ch.end;
   const a = span(P, h, P, r), b = span(P, e, P, h), d = span(t, 0, P, r);
   if (a >= 1e-6 && b >= 1e-6 && d < span(P, e, P, r) - 1e-3) {

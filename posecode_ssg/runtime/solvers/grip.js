@@ -1,5 +1,5 @@
 /**
- * Grip pass (solve.py, "grips (KR §9.2)"): the root translated so the wrists meet their bar, each
+ * Grip pass (solve/grip.py): the root translated so the wrists meet their bar, each
  * arm's CCD onto its anchor (ccd.js), the palm turned onto a dip-bar rail (hands.js `palmDown`)
  * and the hand closed. Reads the segment's {@link module:solvers/plan} (`ctx.plan`); allocates
  * nothing per frame.
@@ -13,7 +13,7 @@ import { palmDown } from "./hands.js";
 const _T = new Float64Array(3);
 
 /**
- * Close a gripping hand around the bar (KR §9.2 step 5, §9.3; solve.py `_close_hand`): each digit
+ * Close a gripping hand around the bar (KR §9.2 step 5, §9.3; solve/hands.py `close_hand`): each digit
  * takes rig.json `handStates.grip` (index to pinky curl about X, the thumb's curl and its turn
  * across about Z, mirrored for the right hand), unless the document authors it (its timeline
  * rotation is not the identity).
@@ -33,7 +33,7 @@ function closeHand(ctx, g) {
  * Grip: translate the root by the mean (anchor − wrist joint) over the hands that already held
  * their bar at the previous phase end (the body hangs from them while another hand takes hold),
  * or over every gripping hand when none did; then CCD each arm (shoulder, elbow) onto its anchor,
- * stopping within `solver.gripStopDistance` (solve.py, "grips (KR §9.2)"; solvers/ccd.js).
+ * stopping within `solver.gripStopDistance` (solve/grip.py; solvers/ccd.js).
  */
 export const grip = {
   run(ctx) {

@@ -6,7 +6,7 @@
  * so its lowest mesh point (capsules, ellipsoids, soles: Skeleton#measureLowest) lies on y = 0,
  * both ways (a squat lowers the body, a lift raises it). Hanging segments keep the root where the
  * timeline put it (the grip and pin passes place them) but are lifted if they would sink below the
- * floor, as the build-time solve's floor clamp does (posecode_ssg/motion/solve.py).
+ * floor, as the build-time solve's floor clamp does (posecode_ssg/motion/solve/).
  * @module solvers/grounding
  */
 

@@ -1,5 +1,5 @@
 /**
- * Ground-lock pass (solve.py `_ground_lock`; kinematics-reference §6.2–§6.4): each held foot on
+ * Ground-lock pass (solve/groundlock.py `ground_lock`; kinematics-reference §6.2–§6.4): each held foot on
  * its footprint by a stance shift of the root and a two-bone leg IK (limb.js), levelled; hands or
  * forearms locked with the feet pivot the body about the feet (hands.js holds the arms). Reads the
  * segment's {@link module:solvers/plan} (`ctx.plan`); allocates nothing per frame.
@@ -15,7 +15,7 @@ import { levelFoot, levelled, shiftLeg, swivel } from "./limb.js";
  * How firmly a ground-locked foot is held (0–1) from its lowest point `low` (m) before the hold:
  * 1 up to `lo` × `solver.plantedHeight`, smoothstep down to 0 at `hi` ×. A foot the authored
  * joints lift (hamstring curl) is let go first in height (1–2 cm of authored lift), then in its
- * place on the floor (2–3 cm), so it rises before it slides (solve.py `_hold_weight`).
+ * place on the floor (2–3 cm), so it rises before it slides (solve/groundlock.py `hold_weight`).
  */
 function holdWeight(low, planted, lo, hi) {
   const x = Math.min(1, Math.max(0, (hi * planted - low) / ((hi - lo) * planted)));
@@ -23,7 +23,7 @@ function holdWeight(low, planted, lo, hi) {
 }
 
 /**
- * Ground-lock of feet, per foot (solve.py `_ground_lock`): two rounds of — drop the locked feet
+ * Ground-lock of feet, per foot (solve/groundlock.py `ground_lock`): two rounds of — drop the locked feet
  * onto the floor, level the planted ones (unless hands or forearms are locked too: a plank stands
  * on its toes), drop again, move the root horizontally by the hold-weighted mean (anchor − sole
  * centre) of the feet planted when the phase began, then a two-bone leg IK (limb.js) puts each
@@ -52,7 +52,7 @@ export const groundLock = {
         if (p.lockLevel && p.lockPlanted[k]) levelFoot(ctx, p.lockFeet[k], auth[k]);
       }
       dropFeet(sk, p);
-      // stance shift (solve.py `_stance_shift`): mean of the feet's errors weighted by
+      // stance shift (solve/groundlock.py `stance_shift`): mean of the feet's errors weighted by
       // hold / (|error|² + ε²): a move all feet need is shared, one foot's own error is left to its leg
       let dx = 0, dz = 0, wsum = 0, any = false;
       for (let k = 0; k < n; k++) {
@@ -129,7 +129,7 @@ function rotateRootAbout(ctx, ax, angle, pivot) {
 }
 
 /**
- * Hands or forearms locked with the feet (plank, mountain-climber; KR §6.3 second path, solve.py
+ * Hands or forearms locked with the feet (plank, mountain-climber; KR §6.3 second path, solve/groundlock.py
  * `_ground_lock`): Newton iterations (at most `solver.pivotIterations`, finite difference
  * 0.01 rad, steps clamped to `pivotMaxStep`, stop under `pivotTolerance`) turn the rigid body
  * about the horizontal lateral axis through the mean locked ankle until the mean upper-support

@@ -1,7 +1,7 @@
 /**
  * Hands and forearms locked to the floor with the feet (plank, push-up, cat-cow, bird-dog; issue
  * 5: each contact held where it was planted), the same steps as the numpy keyframe solve
- * (posecode_ssg/motion/solve.py `_hold_uppers`; kinematics-reference §6.3): after the body's
+ * (posecode_ssg/motion/solve/hands.py `hold_uppers`; kinematics-reference §6.3): after the body's
  * pivot about the feet (groundlock.js) each arm's two-bone IK (limb.js) holds the palm, or the shoulder
  * holds the elbow, where it was on the floor when the phase began.
  * @module solvers/hands
@@ -15,7 +15,7 @@ import { twoBone } from "./limb.js";
 const _t = new Float64Array(3), _a = new Float64Array(2);
 
 /**
- * Soft IK near full extension (solve.py `_soft_reach`): a wrist target `_t` further than
+ * Soft IK near full extension (solve/hands.py `soft_reach`): a wrist target `_t` further than
  * L − δ from the shoulder (L the arm's length, δ = `solver.armSoftReach`) is pulled in to
  * D = L − δ·exp(−(d − L + δ)/δ), so the elbow does not snap straight: straight up or down
  * (its x, z kept: a hand that cannot reach the floor lifts off its anchor rather than slide)
@@ -47,7 +47,7 @@ export function upperGap(ctx) {
 
 /**
  * A palm held on the floor presents its surface to it (spec §5: the solver may redistribute
- * incompatible authored roll into a legal forearm/wrist frame; solve.py `_palm_flat`, which has
+ * incompatible authored roll into a legal forearm/wrist frame; solve/hands.py `palm_flat`, which has
  * the derivation): the forearm's roll ψ (elbow y) is chosen on a 2.5° grid, refined by a
  * parabola, over the elbow's y box extended by the shoulder's room to turn inward, minimising
  * how far the palm normal stays off floor-down once the wrist extends (clamped) + ¼ × the
@@ -103,7 +103,7 @@ const _e = new Float64Array(6), _f = new Float64Array(4), _m = new Float64Array(
 let RW, PRO = 1, YE = 0, PREF = 0;
 
 /**
- * Dip bars (KR §9.2 step 4; solve.py `_palm_down`): extend the wrist so the palm (its local +Z)
+ * Dip bars (KR §9.2 step 4; solve/hands.py `palm_down`): extend the wrist so the palm (its local +Z)
  * turns down onto the rail. Turning the wrist by θ about its parent's X axis u (intrinsic XYZ:
  * adding θ to x) takes the palm normal n to n∥ + n⊥ cos θ + (u × n) sin θ, whose downward part is
  * largest at θ = atan2(−(u × n)_y, −n⊥_y); the wrist's x is clamped to its rig.json box (strict:
@@ -119,7 +119,7 @@ export function palmDown(ctx, bone) {
 const _pd = new Float64Array(3);
 
 /**
- * After the pivot (solve.py `_hold_uppers`): `solver.palmRounds` rounds in which a held hand's arm
+ * After the pivot (solve/hands.py `hold_uppers`): `solver.palmRounds` rounds in which a held hand's arm
  * IK (elbow bends −x; twice, as turning the arm swings the palm about the wrist; the target
  * softened near full extension) puts the palm on its anchor's x, z with the hand's lowest point
  * on the floor, and a held elbow is aimed by the shoulder at its anchor at

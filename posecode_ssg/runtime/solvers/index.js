@@ -1,7 +1,7 @@
 /**
  * The solver-pass slot. After the timeline and forward kinematics have posed a figure, each pass
  * below runs once per frame, in this order, on a {@link SolveContext} (docs/runtime.md "Solve
- * order per frame"; the numpy keyframe solve posecode_ssg/motion/solve.py runs the same steps):
+ * order per frame"; the numpy keyframe solve posecode_ssg/motion/solve/ runs the same steps):
  *
  *   1. `grounding`       bounding-box drop of floor-bound phases (KR §4, §6)      (grounding.js)
  *   2. `ground-lock`     each held foot on its anchor: stance shift of the root, two-bone leg

@@ -1,7 +1,7 @@
 /**
  * Limb moves the contact passes share: analytic two-bone IK of a limb (ball joint + hinge:
  * hip–knee–ankle, shoulder–elbow–wrist), the same steps as the numpy keyframe solve's `_two_bone`
- * (posecode_ssg/motion/solve.py); the swivel that keeps a planted foot's heading; setting a
+ * (posecode_ssg/motion/solve/); the swivel that keeps a planted foot's heading; setting a
  * one-axis joint (ankle, knee); plantigrade levelling of a foot. Two-bone IK:
  *
  * 1. Hinge: it turns about its parent's local X axis u (intrinsic XYZ Euler: adding Δ to x is a
@@ -89,7 +89,7 @@ export function twoBone(ctx, ch, t, sign = 1) {
  * swivel the leg of chain `ch` about its hip → ankle axis a (the ankle stays put) by ψ / a_y,
  * ψ the signed angle about +Y from the foot's heading (heel → toe `u`, world x, z) to the anchored
  * one `d` — a leg hanging down turns its foot by about −a_y times its swivel. Scaled by `k`
- * (how firmly the foot is held); the hip stays in its widened box (solve.py `_swivel`).
+ * (how firmly the foot is held); the hip stays in its widened box (solve/limb.py `swivel`).
  */
 export function swivel(ctx, ch, ux, uz, dx, dz, k) {
   const P = ctx.skeleton.worldP, b = ch.bones[0] * 3, e = ch.end * 3;
@@ -111,7 +111,7 @@ export function setX(ctx, o, deg) {
 export const levelled = { needed: 0, used: 0 };
 
 /**
- * Plantigrade levelling (kinematics-reference §6.4; solve.py `_level_foot`): set the ankle's x
+ * Plantigrade levelling (kinematics-reference §6.4; solve/limb.py `level_foot`): set the ankle's x
  * angle so the sole is flat (its forward axis horizontal) — the angle is atan2(R[1][2], R[1][1])
  * of the knee's world rotation R — clamped to the ankle's box in rig.json `rom`. Tiptoe intent is
  * kept: up to `solver.plantigradeMaxAnkle` of authored x the foot is levelled, over the next

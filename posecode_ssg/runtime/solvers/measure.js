@@ -80,7 +80,7 @@ export function holdMu(L, sole, toe, heel, tol) {
  * The floor footprint of a foot (world, horizontal): `out` = [cx, cz, dx, dz], the centre C of
  * the flat sole and D, half the sole line (sole → toe) laid flat along the foot's heading, taken
  * so that C + μD is the held point now (`holdMu`); a held foot keeps C + μD under its sole
- * point sole + μ(toe − sole) whatever its pitch (solve.py `_footprint`).
+ * point sole + μ(toe − sole) whatever its pitch (solve/measure.py `footprint`).
  */
 export function footprint(L, sole, toe, heel, tol, out) {
   const m = holdMu(L, sole, toe, heel, tol), s = sole * 3, t = toe * 3;

@@ -1,5 +1,5 @@
 /**
- * Pin pass (solve.py, "pins (KR §8)"; spec §5 "pin moves the body"): the root translated so the
+ * Pin pass (solve/pin.py; spec §5 "pin moves the body"): the root translated so the
  * pinned effectors meet their anchors; a travelling gait's floor foot pins are stance legs held by
  * their own two-bone IK (limb.js). Reads the segment's {@link module:solvers/plan} (`ctx.plan`);
  * allocates nothing per frame.
@@ -13,7 +13,7 @@ import { clearFreeLimbs } from "./swingclearance.js";
 /**
  * Pin: translate the root by the mean (anchor − effector point) over the phase's pins; a floor
  * pin's anchor height is the effector's contact height; a pinned foot then rests on the floor
- * (solve.py, "pins (KR §8)").
+ * (solve/pin.py).
  */
 export const pin = {
   run(ctx) {
@@ -76,7 +76,7 @@ function legDrop(P, q, T) {
 }
 
 /**
- * Stance legs of a travelling gait (solve.py "gait exception", KR §8): the root keeps its
+ * Stance legs of a travelling gait (motion/support.py, KR §8): the root keeps its
  * travelled position; it is lowered until every stance hip is within a straight leg of its plant,
  * each stance leg's two-bone IK (limb.js) puts the ankle on the plant (at the foot's contact
  * height), and a free foot the lowered body pushes through the floor is lifted by its own leg.

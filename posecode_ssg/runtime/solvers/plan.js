@@ -2,12 +2,12 @@
  * Per-segment contact plan for the root-moving passes (ground-lock, pin, grip), built once when a
  * figure loads so the per-frame passes only read typed arrays.
  *
- * It mirrors the anchor rules of the build-time keyframe solve (posecode_ssg/motion/solve.py
- * `solve_keyframes`; kinematics-reference §5.4, §6.2, §8, §9.2):
+ * It mirrors the anchor rules of the build-time keyframe solve (posecode_ssg/motion/solve/plan.py
+ * `plan_phase`; kinematics-reference §5.4, §6.2, §8, §9.2):
  * - a ground-locked foot is held at its sole centre as it was at the end of the previous phase,
  *   if that foot was then on the floor (lowest foot point ≤ rig.json `solver.plantedHeight`) and
- *   part of the previous support (its ground-locks and pins; both feet after a phase with no
- *   contact, and at the start). The point is kept in the choreography frame (turn and travel
+ *   part of the previous support (the previous phase's motion JSON `support`, decided by the
+ *   compiler; both feet at the start). The point is kept in the choreography frame (turn and travel
  *   removed) so it moves with authored turn/travel, as the numpy solve carries it; a single
  *   locked foot is instead the world-fixed pivot of a turn (carried by travel only);
  * - a floor pin plants (x, z) where the effector's joint was when the phase began, or where the
@@ -27,10 +27,10 @@ const SIDES = ["left", "right"];
  * A warning a held ground-locked foot raises (issue 5: never a silent heel lift or slide), reused
  * every frame it applies: `{code, foot, phase, value, limit, message}`; `message` is built when
  * read, so nothing is allocated per frame. Codes: `foot-flat` (the ankle's range cannot level the
- * sole: `value` the needed ankle x, `limit` the box edge, degrees; solve.py `kinematic-foot-flat`),
+ * sole: `value` the needed ankle x, `limit` the box edge, degrees; motion/diagnostics.py `kinematic-foot-flat`),
  * `foot-lifted` (the rest of the pose keeps the foot off the floor: `value` its height, m),
  * `foot-drift` (the leg cannot bring it back to its anchor: `value` the distance, m;
- * solve.py `kinematic-foot-drift`).
+ * motion/diagnostics.py `kinematic-foot-drift`).
  */
 function footWarning(code, foot, phase) {
   const w = { code, foot, phase, value: 0, limit: 0 };
@@ -84,9 +84,8 @@ export function emptyPlan() {
  * @param {object|null} prevPlan the previous segment's plan (floor pins carry over)
  * @param {Float64Array} startPos grounded base root (m)
  * @param {Float64Array} prevRoot [turn rad, travel x, travel z] at the end of the previous phase
- * @param {boolean} gait a travelling clip that floor-pins both feet (its floor foot pins are stance legs)
  */
-export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevRoot, gait) {
+export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevRoot) {
   const plan = emptyPlan();
   plan.swing = [];
   const planted = rig.solver.plantedHeight;
@@ -99,12 +98,9 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
   // joint positions where the segment starts (props.js: a foot stepping off the box starts there)
   plan.at0 = sk.worldP.slice();
   sk.measureLowest();
-  // previous support
-  let support;
-  if (prevPhase && ((prevPhase.gl || []).length || (prevPhase.pin || []).length || (prevPhase.grip || []).length)) {
-    // its locks and pins, and the feet it reached to the floor (secondary contacts, spec §5)
-    support = new Set([...(prevPhase.gl || []), ...[...(prevPhase.pin || []), ...(prevPhase.reach || []).filter(([, a]) => a === "floor")].map(([e]) => e)]);
-  } else support = new Set(["foot_left", "foot_right"]);
+  // the previous support, decided by the compiler (motion JSON `support`; the start pose stands
+  // on both feet)
+  const support = new Set(prevPhase ? prevPhase.support : ["foot_left", "foot_right"]);
   const gl = phase.gl || [];
   const feet = SIDES.filter((s) => gl.includes(`foot_${s}`));
   if (feet.length && !gl.includes("back")) {
@@ -174,10 +170,10 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
     }
     plan.pins.push(pin);
   }
-  // gait exception (solve.py, KR §8): in a travelling clip that floor-pins both feet, a phase whose
-  // pins are all floor foot pins keeps its travelled root; the stance legs reach the plants, and a
-  // free foot pushed through the floor is lifted by its own leg
-  plan.stance = gait && plan.pins.length > 0 && plan.pins.every((q) => q.chain);
+  // gait exception (KR §8, motion JSON `gait`, decided by the compiler): a gait's phase whose pins
+  // are all floor foot pins keeps its travelled root; the stance legs reach the plants, and a free
+  // foot pushed through the floor is lifted by its own leg
+  plan.stance = phase.gait === true && plan.pins.length > 0 && plan.pins.every((q) => q.chain);
   // swing clearance (swingclearance.js `clearFreeLimbs`): while resting on a locked or floor-pinned contact,
   // a free foot whose toe the pose pushes through the floor is turned up at the ankle
   const busy = new Set([...(phase.pin || []), ...(phase.reach || []), ...(phase.grip || [])].map(([e]) => e).concat(phase.gl || []));

@@ -1,5 +1,5 @@
 /**
- * Prop-limbs pass, the last (kinematics-reference §10.1; solve.py `_limb_lift`, which runs it after
+ * Prop-limbs pass, the last (kinematics-reference §10.1; solve/proplimbs.py `limb_lift`, which runs it after
  * its floor clamp): a free leg kept out of the declared props' **limb** faces (the box's near
  * face), every number from rig.json (`props[*].faces`, `avatars[*].collision`, `solver.prop*`,
  * `solver.shinOverhang`). A box is solid, so a free leg's shin (knee to `shinOverhang` past the
@@ -132,7 +132,7 @@ function limbLift(ctx, st, s) {
           const rx = t * ext * dx, ry = t * ext * dy, rz = t * ext * dz;
           const vx = uy * rz - uz * ry, vy = uz * rx - ux * rz, vz = ux * ry - uy * rx;
           // at the crossing of the two shortfalls (equal within 1e-9) the faster way out, so
-          // rounding never picks the branch (solve.py alike)
+          // rounding never picks the branch (solve/proplimbs.py alike)
           const hv = dot(n, vx, vy, vz);
           need = short;
           rate = Math.abs(ho - vo) <= 1e-9 ? Math.max(hv, vy) : ho < vo ? hv : vy;

@@ -1,7 +1,7 @@
 /**
  * Props pass: the body kept out of the declared props' blocking **body** faces (chair backrest and
  * seat edge, wall; kinematics-reference §10.1), the same steps as the numpy keyframe solve
- * (posecode_ssg/motion/solve.py `_face_push`), every number from rig.json (`props[*].faces`,
+ * (posecode_ssg/motion/solve/props.py `face_push`), every number from rig.json (`props[*].faces`,
  * `avatars[*].collision`, `solver.prop*`). The face records and the ownership test are shared
  * with the prop-limbs pass (proplimbs.js: the limb faces, the box).
  *
@@ -26,7 +26,7 @@ const _p = new Float64Array(3);
 /** v · (x, y, z). */
 export const dot = (v, x, y, z) => x * v[0] + y * v[1] + z * v[2];
 
-/** Depth (m) of the sphere (p[o..], r) owned by face record f, else 0 (solve.py `_owned_depth`). */
+/** Depth (m) of the sphere (p[o..], r) owned by face record f, else 0 (solve/proplimbs.py `owned_depth`). */
 function ownedDepth(f, P, o, r) {
   const x = P[o] - f.c[0], y = P[o + 1] - f.c[1], z = P[o + 2] - f.c[2];
   const d = dot(f.n, x, y, z);

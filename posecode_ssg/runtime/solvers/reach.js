@@ -2,7 +2,7 @@
  * Reach pass: CCD over the limb chain toward the target, every joint clamped into its rig.json
  * `rom` box (widened to the authored angle) at every step (spec §5 "reach moves the limb";
  * kinematics-reference §7), the same steps as the numpy keyframe solve (posecode_ssg/motion/
- * solve.py, "reaches (KR §7)"); the root does not move.
+ * solve/reach.py); the root does not move.
  *
  * - Chains (KR §7): hand, fist → shoulder, elbow (end: wrist); elbow → shoulder (end: elbow);
  *   foot → hip, knee (end: ankle); knee → hip (end: knee). Two-joint chains use solvers/ccd.js
@@ -16,7 +16,7 @@
  *   id or effector name) — its current world position; a prop anchor — rig.json
  *   `props[*].anchors`; a hand or fist on an anchor of rig.json `surfaces`
  *   (the wall) rests on that surface: the target moves out along its normal until the forearm +
- *   hand capsule just touches it, re-aimed twice (solve.py `_arm_clearance`).
+ *   hand capsule just touches it, re-aimed twice (solve/measure.py `arm_clearance`).
  * - Blending across phase boundaries (KR §5.3): a reach held in the previous segment too has
  *   weight 1; one that starts in this segment weight smoothstep(u); one that ends (held in the
  *   previous segment, not in this one) weight 1 − smoothstep(u). Each chain joint's local
@@ -106,7 +106,7 @@ function solveOne(ctx, r) {
     ccd(ctx, ch, _t, r.sign);
     // re-aimed twice: on the floor at the contact height the new limb pose gives; on a surface
     // (r.face = [n, n·c]) the target moves out along n by the arm radius minus the smaller plane
-    // distance of the elbow and of `armOverhang` past the wrist (solve.py `_arm_clearance`)
+    // distance of the elbow and of `armOverhang` past the wrist (solve/measure.py `arm_clearance`)
     for (let k = 0, f = r.face, e = ch.bones[1] * 3; (f || r.floor) && k < (r.pro ? 3 : 2); k++) {
       if (f) {
         let de = -f[3], dw = 0, L = 0;

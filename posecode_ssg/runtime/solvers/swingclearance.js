@@ -1,5 +1,5 @@
 /**
- * Swing clearance (solve.py `_clear_free_limbs`, `_hinge_up`): while the body rests on a locked or
+ * Swing clearance (solve/swingclearance.py `clear_free_limbs`, `hinge_up`): while the body rests on a locked or
  * floor-pinned contact, a free leg that the pose pushes through the floor is lifted within its own
  * chain instead of the floor clamp lifting the body off its support. {@link clearFreeLimbs} is the
  * step the pin (stance legs), reach and self-collision passes run too; {@link swingClearance} the
@@ -18,7 +18,7 @@ import { setX } from "./limb.js";
  * joint's rig.json `rom` range (widened to its angle) keeps best, then with `wideFirst` the one
  * toward the wider end of the range (a knee flexes; a hip abducts, the knee going round the
  * outside: the choice does not flip from frame to frame), then the nearest zero;
- * clamped to the range (solve.py `_hinge_up`). Returns the turn (degrees).
+ * clamped to the range (solve/swingclearance.py `hinge_up`). Returns the turn (degrees).
  */
 function hingeUp(ctx, j, V, o, dy, ax = 0, wideFirst = ax > 0) {
   const sk = ctx.skeleton, P = sk.worldP, q = ctx.localQ, a = j * 3, qo = j * 4, rom = ctx.rig.rom[sk.boneIds[j]], e = _he, U = _hq;
@@ -48,7 +48,7 @@ const _he = new Float64Array(3), _hq = new Float64Array(4);
 const _m = new Float64Array(9);
 
 /**
- * Swing clearance (solve.py `_clear_free_limbs`): while the body rests on a ground-locked or
+ * Swing clearance (solve/swingclearance.py `clear_free_limbs`): while the body rests on a ground-locked or
  * floor-pinned contact, a leg with no contact of its own this phase (or whose locked foot arrives
  * from the air) that the pose pushes through the floor is lifted within its own chain, not by the
  * floor clamp raising the body off its support: the toe turns up at the ankle; what the ankle's
@@ -57,7 +57,7 @@ const _m = new Float64Array(9);
  * `solver.clearanceIterations` rounds. A foot on its heel is not turned at the ankle (that
  * would drive the heel down): the knee lifts it; with its toes up on purpose (ankle dorsiflexed)
  * the hip flexes and the knee bends back by as much, setting it down on its heel with its pitch
- * kept (solve.py `_heel_on_floor`) — the body
+ * kept (solve/swingclearance.py `heel_on_floor`) — the body
  * is never raised off its locked support over a free heel — unless it reaches for the floor
  * (`plan.reachSwing`, after the reach: a foot set down flat rests on its heel). The
  * self-collision pass runs it again after its leg push (selfcollision.js).
