@@ -31,6 +31,7 @@ from html import escape
 
 import numpy as np
 
+from .postertext import POSTER_TEXT
 from .rig import PROP_GEOMETRY
 from .rotation import rot_y
 from .view import (
@@ -271,7 +272,8 @@ def render_poster(program, *, flip: bool = False, view: str | None = None,
         raise ValueError(f"view must be 'side' or 'front', not {view!r}")
     working = working_limbs(program)
     index = primary_index(program) if frame is None else frame
-    label = "start pose" if index == 0 else f"end of phase {program.keyframes[index - 1].name!r}"
+    label = (POSTER_TEXT["frame.start"] if index == 0
+             else POSTER_TEXT["frame.phase_end"].format(name=program.keyframes[index - 1].name))
     fig = _frame_prims(program, index, view, flip, working)
     props = prop_prims(program.props, view, flip)
     x0, y0, x1, y1 = prim_bounds(fig + props)
@@ -279,7 +281,7 @@ def render_poster(program, *, flip: bool = False, view: str | None = None,
     bx, by, bw, bh = fit_view_box(x0 - 0.2, y0 - 0.12, x1 + 0.2, y1 + 0.15)
     name = title or program.name
     uid = _uid(program.name, view, flip, index)
-    desc = f"{name}: {view} view, {label}"
+    desc = POSTER_TEXT["poster.label"].format(name=name, view=view, frame=label)
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="pc-poster" role="img" data-frame="{index}" '
         f'aria-labelledby="{uid}-t" aria-label="{escape(desc)}" viewBox="{_f(bx)} {_f(-(by + bh))} {_f(bw)} {_f(bh)}" '
@@ -313,7 +315,7 @@ def render_phase_strip(program, *, flip: bool = False, view: str | None = None,
     ch = y1 - y0 + 0.5
     width = cw * len(cells)
     uid = _uid(program.name, "strip", view, flip)
-    desc = f"{program.name}: phases {', '.join(label for _, label in cells)}"
+    desc = POSTER_TEXT["strip.label"].format(name=program.name, phases=", ".join(label for _, label in cells))
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="pc-strip" role="img" '
         f'aria-labelledby="{uid}-t" aria-label="{escape(desc)}" '
@@ -353,7 +355,7 @@ def render_contact_sheet(programs, *, columns: int = 4, flip: bool = False) -> s
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="pc-sheet" role="img" aria-labelledby="sheet-t" '
         f'viewBox="0 0 {_f(cw * columns)} {_f(chh * rows)}" width="{_f(cw * columns)}" height="{_f(chh * rows)}">',
-        f'<title id="sheet-t">Contact sheet of {len(cells)} movements</title>',
+        f'<title id="sheet-t">{POSTER_TEXT["sheet.title"].format(count=len(cells))}</title>',
         f"<style>{_STYLE}</style>",
     ]
     for k, (name, fig, props) in enumerate(cells):

@@ -9,6 +9,7 @@ from posecode_ssg.site import taxonomy
 from posecode_ssg.site.content import Page
 from posecode_ssg.site.digest import json_bytes
 from posecode_ssg.site.render import hashed_name
+from posecode_ssg.site.strings import UI
 
 
 def card_figure(record: dict) -> dict | None:
@@ -34,9 +35,8 @@ class Cards:
                 continue
             self.cards.append(self._card(page, rec))
         self.cards.sort(key=lambda c: (c["weight"], c["title"].lower(), c["url"]))
-        card_template = self.theme.env.get_template("partials/card.html")
         for card in self.cards:  # rendered once, reused by home, sections and taxonomy pages
-            card["html"] = Markup(card_template.render(self._page_context(None, card=card)))
+            card["html"] = Markup(self.theme.render("partials/card.html", self._page_context(None, card=card)))
         # search index
         entries = [{"t": c["title"], "u": c["url"], "s": c["summary"], "x": self.records[c["src_uri"]]["search"]}
                    for c in self.cards]
@@ -81,7 +81,7 @@ class Cards:
             "equipment_labels": [taxonomy.label("equipment", e) for e in meta.get("equipment", [])],
             "muscles": muscles, "primary_muscles": meta.get("primary_muscles", []),
             "poster": self._poster_url(first["key"]) if first else None,
-            "poster_alt": f"Poster of {first['title'] or first['name']}" if first else "",
+            "poster_alt": UI["card.poster_alt"].format(title=first["title"] or first["name"]) if first else "",
             "figures": len(rec["figures"]), "weight": meta.get("weight", 0),
             "section": self.section_titles.get(page.src_uri.split("/")[0], "") if "/" in page.src_uri else "",
         }

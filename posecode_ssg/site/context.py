@@ -11,6 +11,7 @@ from posecode_ssg.site.content import Page, url_quote
 from posecode_ssg.site.digest import json_bytes
 from posecode_ssg.site.records import humanize
 from posecode_ssg.site.render import hashed_name
+from posecode_ssg.site.strings import TEMPLATE_UI, UI
 
 RUNTIME_DIST = Path(__file__).resolve().parent.parent / "runtime" / "dist"
 RUNTIME_BUNDLE = RUNTIME_DIST / "posecode-runtime.js"
@@ -85,7 +86,7 @@ class SiteContext:
         return self.url(self.assets[name])
 
     def _page_context(self, page: Page | None, **extra) -> dict:
-        return {"site": self.site_ctx, "nav": self.nav, "asset": self.asset_url, "url": self.url,
+        return {"site": self.site_ctx, "nav": self.nav, "asset": self.asset_url, "url": self.url, "ui": TEMPLATE_UI,
                 "runtime_url": self.runtime_url, "rig_url": self.rig_url, "page": extra.pop("page_ctx", None),
                 "current_url": extra.pop("current_url", page.url if page else ""), **extra}
 
@@ -111,7 +112,7 @@ class SiteContext:
         }
 
     def _breadcrumbs(self, url: str) -> list[dict]:
-        crumbs = [{"title": "Home", "url": self.url("")}]
+        crumbs = [{"title": UI["nav.home"], "url": self.url("")}]
         parts = [p for p in url.split("/") if p]
         for i in range(1, len(parts)):
             folder = "/".join(parts[:i])

@@ -10,6 +10,7 @@ from posecode_ssg.site import taxonomy
 from posecode_ssg.site.content import Page
 from posecode_ssg.site.links import rewrite_links
 from posecode_ssg.site.records import humanize
+from posecode_ssg.site.strings import UI
 from posecode_ssg.site.write import IN_STAGING
 
 NO_SITEMAP_NOTE = ("no sitemap.xml: base_url has no scheme and host (set base_url = "
@@ -97,7 +98,7 @@ class Listings:
                         "count": len(items[k]["cards"])} for k in keys]
             url = f"{tax}/"
             ctx = {"title": heading, "url": self.url(url), "taxonomy": tax, "terms": listing,
-                   "breadcrumbs": [{"title": "Home", "url": self.url("")}]}
+                   "breadcrumbs": [{"title": UI["nav.home"], "url": self.url("")}]}
             self.outputs[f"{url}index.html"] = self.theme.render(
                 "terms.html", self._page_context(None, page_ctx=ctx, current_url=url)).encode()
             self.taxonomy_urls.append(url)
@@ -105,13 +106,13 @@ class Listings:
                 term_url = f"{tax}/{k}/"
                 ctx = {"title": items[k]["label"], "url": self.url(term_url), "taxonomy": tax,
                        "taxonomy_title": heading, "cards": items[k]["cards"],
-                       "breadcrumbs": [{"title": "Home", "url": self.url("")},
+                       "breadcrumbs": [{"title": UI["nav.home"], "url": self.url("")},
                                        {"title": heading, "url": self.url(url)}]}
                 self.outputs[f"{term_url}index.html"] = self.theme.render(
                     "taxonomy.html", self._page_context(None, page_ctx=ctx, current_url=term_url)).encode()
                 self.taxonomy_urls.append(term_url)
         # 404
-        ctx = {"title": "Page not found", "url": self.url("404.html"), "breadcrumbs": []}
+        ctx = {"title": UI["not_found.title"], "url": self.url("404.html"), "breadcrumbs": []}
         self.outputs["404.html"] = self.theme.render(
             "404.html", self._page_context(None, page_ctx=ctx, current_url="404.html")).encode()
         # sitemap

@@ -48,6 +48,7 @@ from markdown_it.token import Token
 from posecode_ssg.config import VIEWS
 from posecode_ssg.language.diagnostics import map_line_refs
 from posecode_ssg.site.figures import script_json  # noqa: F401 - re-exported: the page's JSON rule
+from posecode_ssg.site.strings import UI
 from posecode_ssg.site.taxonomy import slugify
 
 LANGUAGE = "posecode"
@@ -415,7 +416,7 @@ def _esc(text: Any) -> str:
 
 
 def _duration(seconds: float) -> str:
-    return f"{seconds:g} s"
+    return UI["figure.duration"].format(seconds=seconds)
 
 
 def figure_html(figure: Any, info: FenceInfo, figure_id: str, *, default_view: str | None = None,
@@ -429,13 +430,14 @@ def figure_html(figure: Any, info: FenceInfo, figure_id: str, *, default_view: s
     mode and cue (works without JavaScript). A block with errors renders an
     error box with the escaped source instead. All author text is escaped.
     """
-    title = info.attrs.get("title") or figure.name or "Posecode figure"
+    title = info.attrs.get("title") or figure.name or UI["figure.default_title"]
     if figure.errors:
         items = "".join(
-            f"<li>line {d['line']}: {_esc(d['message'])}</li>" for d in figure.diagnostics
+            f"<li>{UI['figure.error_line'].format(line=d['line'], message=_esc(d['message']))}</li>"
+            for d in figure.diagnostics
             if d["severity"] == "error")
         return (f'<div class="posecode-error" id="{_esc(figure_id)}" role="alert">'
-                f"<p><strong>This Posecode block has errors</strong> ({_esc(title)}):</p><ul>{items}</ul>"
+                f"<p><strong>{UI['figure.errors_heading']}</strong> ({_esc(title)}):</p><ul>{items}</ul>"
                 f"<pre><code>{html.escape(source, quote=False)}</code></pre></div>\n")
     view = info.attrs.get("view") or getattr(figure, "view", None) or default_view
     play = info.attrs.get("autoplay", autoplay)
@@ -450,7 +452,7 @@ def figure_html(figure: Any, info: FenceInfo, figure_id: str, *, default_view: s
         motion = script_json(figure.motion)
     if motion is not None:
         parts.append(f'<script type="application/json">{motion}</script>')
-    reps = f" · repeat ×{figure.repeat}" if figure.repeat and figure.repeat > 1 else ""
+    reps = UI["figure.repeat"].format(count=figure.repeat) if figure.repeat and figure.repeat > 1 else ""
     caption = f'<figcaption>{_esc(title)}<span class="posecode-reps">{_esc(reps)}</span></figcaption>'
     if figure.poster:
         parts.append(f'<figure class="posecode-poster">{namespace_ids(figure.poster, figure_id)}{caption}</figure>')
@@ -463,6 +465,7 @@ def figure_html(figure: Any, info: FenceInfo, figure_id: str, *, default_view: s
             f'<li><span class="posecode-phase-name">{_esc(phase["name"])}</span> '
             f'<span class="posecode-phase-meta">{_esc(_duration(phase["duration"]))} · {_esc(phase["mode"])}</span>'
             f"{cue}</li>")
-    parts.append(f'<ol class="posecode-phases" aria-label="Steps of {_esc(title)}">{"".join(items)}</ol>')
+    steps = UI["figure.steps_label"].format(title=_esc(title))
+    parts.append(f'<ol class="posecode-phases" aria-label="{steps}">{"".join(items)}</ol>')
     parts.append("</posecode-figure>\n")
     return "".join(parts)

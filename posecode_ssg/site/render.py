@@ -12,9 +12,13 @@ the same relative name, template or static. Templates are documented in
 from __future__ import annotations
 
 import hashlib
+import traceback
 from pathlib import Path
 
 import jinja2
+
+from posecode_ssg.site.report import display_path
+from posecode_ssg.site.result import BuildError
 
 THEMES_DIR = Path(__file__).resolve().parent.parent / "themes"
 _THEMES: dict[tuple[str, str | None], "Theme"] = {}  # Theme.load's per-process cache
@@ -80,8 +84,41 @@ class Theme:
         return self._fingerprint
 
     def render(self, template: str, context: dict) -> str:
-        """Render ``template`` with ``context`` (autoescaped HTML/XML)."""
-        return self.env.get_template(template).render(context)
+        """Render ``template`` with ``context`` (autoescaped HTML/XML).
+
+        :raises BuildError: the template (or one it extends or includes) has an error: a
+            syntax error, a missing template, an interface string key that is not in
+            :data:`posecode_ssg.site.strings.UI`; the message names the file and line.
+        """
+        try:
+            return self.env.get_template(template).render(context)
+        except jinja2.TemplateError as exc:
+            raise BuildError(template_error(template, exc)) from None
+
+    def compile_all(self) -> None:
+        """Compile every template of the theme (cached by the environment). Same errors as
+        :meth:`render`."""
+        for name in self.env.list_templates(extensions=["html", "xml"]):
+            try:
+                self.env.get_template(name)
+            except jinja2.TemplateError as exc:
+                raise BuildError(template_error(name, exc)) from None
+
+
+def template_error(template: str, exc: jinja2.TemplateError) -> str:
+    """The build error message of ``exc``, raised rendering ``template``: the template file and
+    line where it happened (from the syntax error, or the innermost template frame of the
+    traceback) and Jinja's message."""
+    where = None
+    if isinstance(exc, jinja2.TemplateSyntaxError) and exc.filename:
+        where = (exc.filename, exc.lineno)
+    else:
+        for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+            if frame.filename.endswith((".html", ".xml")):
+                where = (frame.filename, frame.lineno)
+                break
+    place = f"{display_path(where[0])}:{where[1]}" if where else f"template '{template}'"
+    return f"{place}: template error: {exc.message or type(exc).__name__}"
 
 
 def hashed_name(name: str, data: bytes) -> str:

@@ -218,8 +218,7 @@ class ParallelPages:
         mine, shares = split_pages(shared, [MAIN_SHARE] + [1.0] * count, [len(self.sources[p.src_uri]) for p in shared])
         mine_uris = {page.src_uri for page in mine}
         local = [page for page in pages if page.is_index or page.src_uri in mine_uris]
-        for name in self.theme.env.list_templates(extensions=["html", "xml"]):
-            self.theme.env.get_template(name)  # compiled once, before the fork, for every worker
+        self.theme.compile_all()  # compiled once, before the fork, for every worker
         self._freeze()
         pool = self.page_workers = PageWorkers(self, shares)
         self.result.page_workers = count
