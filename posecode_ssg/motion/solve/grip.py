@@ -30,7 +30,7 @@ def run(st) -> None:
     pose.move(delta)
     for c, a in grip_targets:
         s = side_of(c.effector)
-        chain = (f"shoulder_{s}", f"elbow_{s}")
+        chain = tuple(f"{j}_{s}" for j in SOLVER["reachChains"]["hand"])   # the arm, as a hand reaches
         ccd(pose, chain, lambda ww, b=EFFECTOR_BONE[c.effector]: ww.pos[b], a,
             {j: pose.euler[j] for j in chain}, float(SOLVER["gripStopDistance"]))
         if c.target.startswith("bars"):

@@ -20,7 +20,7 @@ export const floorClamp = {
     // a firmly held locked foot that the rest of the pose keeps off the floor is reported
     const L = sk.landmarkP, tol = 0.5 * ctx.rig.solver.plantTolerance;   // so heel and toe stay within the tolerance
     for (let k = 0; k < p.lockFeet.length; k++) {
-      if (!p.lockHeld[k] || !(p.lockWeightV[k] >= 0.999)) continue;
+      if (!p.lockHeld[k] || !(p.lockWeightV[k] >= ctx.rig.solver.firmHold)) continue;
       const h = Math.min(L[p.lockHeel[k] * 3 + 1], L[p.lockToe[k] * 3 + 1]);
       if (h > tol) { p.footLifted[k].value = h; ctx.warnings.push(p.footLifted[k]); }
     }

@@ -13,7 +13,8 @@ import { levelFoot, levelled, shiftLeg, swivel } from "./limb.js";
 
 /**
  * How firmly a ground-locked foot is held (0–1) from its lowest point `low` (m) before the hold:
- * 1 up to `lo` × `solver.plantedHeight`, smoothstep down to 0 at `hi` ×. A foot the authored
+ * 1 up to `lo` × `solver.plantedHeight`, smoothstep down to 0 at `hi` × (`[lo, hi]`: rig.json
+ * `solver.holdHeightBand` for the height, `solver.holdPlaceBand` for the place). A foot the authored
  * joints lift (hamstring curl) is let go first in height (1–2 cm of authored lift), then in its
  * place on the floor (2–3 cm), so it rises before it slides (solve/groundlock.py `hold_weight`).
  */
@@ -36,8 +37,8 @@ export const groundLock = {
   run(ctx) {
     const p = ctx.plan, n = p.lockFeet.length;
     if (!n) return;
-    const sk = ctx.skeleton, planted = ctx.rig.solver.plantedHeight, lb = sk.lowestByBone;
-    const eps2 = ctx.rig.solver.plantTolerance * ctx.rig.solver.plantTolerance;
+    const sk = ctx.skeleton, solver = ctx.rig.solver, planted = solver.plantedHeight, lb = sk.lowestByBone;
+    const eps2 = solver.plantTolerance * solver.plantTolerance;
     const A = p.lockWorld, P = sk.worldP, N = p.lockAnchor;
     const auth = p.lockAuthored;
     for (let k = 0; k < n; k++) {
@@ -57,9 +58,9 @@ export const groundLock = {
       let dx = 0, dz = 0, wsum = 0, any = false;
       for (let k = 0; k < n; k++) {
         const held = p.lockHeld[k] && p.lockPlanted[k], low = lb[p.lockAnkles[k]];
-        const wk = held ? holdWeight(low, planted, 0.4, 0.6) : 0;
+        const wk = held ? holdWeight(low, planted, ...solver.holdPlaceBand) : 0;
         p.lockWeight[k] = wk;
-        p.lockWeightV[k] = held ? holdWeight(low, planted, 0.2, 0.4) : 0;
+        p.lockWeightV[k] = held ? holdWeight(low, planted, ...solver.holdHeightBand) : 0;
         if (!wk) continue;
         any = true;
         const e = holdError(ctx, A, k), ex = e[0], ez = e[1];
@@ -83,7 +84,7 @@ export const groundLock = {
       const wk = p.lockWeight[k];
       if (p.lockPlanted[k]) {
         const miss = p.lockLevel ? levelFoot(ctx, p.lockFeet[k], auth[k]) : 0;
-        if (Math.abs(miss) > 0.25 && p.lockWeightV[k] >= 0.999) { // a foot being let go is not planted
+        if (Math.abs(miss) > solver.levelMissDeg && p.lockWeightV[k] >= solver.firmHold) { // a foot being let go is not planted
           const wr = p.footFlat[k];
           wr.value = levelled.needed; wr.limit = levelled.used;
           ctx.warnings.push(wr);
@@ -92,7 +93,7 @@ export const groundLock = {
         if (wk && p.lockLevel) holdLeg(ctx, A, k, wk, P[p.lockAnkles[k] * 3 + 1]);
       }
       // a held foot the leg could not bring back to its anchor is reported (never a silent slide)
-      if (!(wk >= 0.999)) continue;
+      if (!(wk >= solver.firmHold)) continue;
       const e = holdError(ctx, A, k), d = Math.hypot(e[0], e[1]);
       if (d > tol) { p.footDrift[k].value = d; ctx.warnings.push(p.footDrift[k]); }
     }
@@ -157,9 +158,10 @@ function pivotOnFeet(ctx) {
         nf++;
       }
       for (let a = 0; a < 3; a++) _pv[a] /= nf;
-      rotateRootAbout(ctx, _ax, 0.01, _pv);
-      const d = (upperGap(ctx) - e0) / 0.01;
-      rotateRootAbout(ctx, _ax, -0.01, _pv);
+      const probe = solver.pivotProbeStep;
+      rotateRootAbout(ctx, _ax, probe, _pv);
+      const d = (upperGap(ctx) - e0) / probe;
+      rotateRootAbout(ctx, _ax, -probe, _pv);
       if (Math.abs(d) < 1e-4) break;
       const step = Math.min(Math.max(-e0 / d, -solver.pivotMaxStep), solver.pivotMaxStep);
       rotateRootAbout(ctx, _ax, step, _pv);

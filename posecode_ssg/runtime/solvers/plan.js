@@ -146,7 +146,7 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
     const floor = anchor === "floor";
     const bone = sk.index.get(rig.effectors[effector] || effector);
     const side = effector.endsWith("_left") ? "left" : "right";
-    const top = effector.startsWith("foot_") && (anchor === "box" || anchor === "seat");
+    const top = effector.startsWith("foot_") && rig.solver.propTops.includes(anchor);
     // side: 0 left, 1 right (pin.js: a foot pin's ankle)
     const pin = { effector, anchor, floor, bone, side: effector === "foot_left" ? 0 : 1, sole: top ? sk.landmarkIndex.get(`sole_${side}`) : -1,
       target: new Float64Array(3), rule: floor ? contactHeightRule(rig, sk, effector) : null, chain: null, leg: 0 };

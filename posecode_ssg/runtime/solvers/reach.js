@@ -4,7 +4,7 @@
  * kinematics-reference §7), the same steps as the numpy keyframe solve (posecode_ssg/motion/
  * solve/reach.py); the root does not move.
  *
- * - Chains (KR §7): hand, fist → shoulder, elbow (end: wrist); elbow → shoulder (end: elbow);
+ * - Chains (KR §7; rig.json `solver.reachChains`): hand, fist → shoulder, elbow (end: wrist); elbow → shoulder (end: elbow);
  *   foot → hip, knee (end: ankle); knee → hip (end: knee). Two-joint chains use solvers/ccd.js
  *   `ccd` (pre-bend, CCD, straight-hinge retry); one-joint chains swing the ball joint (`aim`)
  *   up to `solver.ccdIterations` times, stopping within `solver.ccdStopDistance`.
@@ -40,8 +40,6 @@ import { clearFreeLimbs } from "./swingclearance.js";
 import { palmFlat } from "./hands.js";
 
 
-const ARM = ["shoulder", "elbow", "wrist"], CHAINS = { hand: ARM, fist: ARM, elbow: ["shoulder", "elbow"],
-  foot: ["hip", "knee", "ankle"], knee: ["hip", "knee"] };
 const cache = new WeakMap();
 const _t = new Float64Array(3);
 const _save = new Float64Array(12), _e = new Float64Array(6);   // the chain's joints and its end; angles
@@ -49,9 +47,10 @@ const _save = new Float64Array(12), _e = new Float64Array(6);   // the chain's j
 function record(ctx, c, mode) {
   const sk = ctx.skeleton, rig = ctx.rig;
   const kind = c.effector.split("_")[0], left = c.effector.endsWith("_left"), side = left ? "left" : "right";
-  const ids = CHAINS[kind];
+  // the chain's joints (rig.json `solver.reachChains`) and its end, the effector's bone
+  const ids = rig.solver.reachChains[kind];
   if (!ids) return null;
-  const joints = ids.slice(0, -1).map((j) => `${j}_${side}`), n = joints.length, ch = makeChain(rig, sk, joints, `${ids[n]}_${side}`);
+  const joints = ids.map((j) => `${j}_${side}`), n = joints.length, ch = makeChain(rig, sk, joints, rig.effectors[c.effector]);
   // blended (bl): the chain's joints and its end (a palm turned to the floor: the wrist)
   const r = { contact: mode === 2 ? null : c, mode, ch, bl: [...ch.bones, ch.end],
     limb: (ids[0] === "hip" ? 2 : 0) + !left, n, sign: kind === "foot" ? 1 : -1, floor: c.floor };
@@ -62,7 +61,7 @@ function record(ctx, c, mode) {
   } else if (c.target) {
     r.target = c.target;   // rig.json `props[*].anchors`, read only
     // a hand on a surface that blocks the arms (the wall): rig.json `surfaces`, [n, n·c]
-    if (ids[2] === "wrist") r.face = rig.surfaces[c.anchor];
+    if (kind === "hand" || kind === "fist") r.face = rig.surfaces[c.anchor];
   } else {
     const name = sk.index.has(c.anchor) ? c.anchor : rig.effectors[c.anchor];
     if (!sk.index.has(name)) return null;
