@@ -13,6 +13,7 @@ import argparse
 import sys
 
 from posecode_ssg.config import ConfigError, PosecodeError, load_config
+from posecode_ssg.site.problems import Problem
 from posecode_ssg.site.report import display_path, format_diagnostic
 
 
@@ -35,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
     items = sorted([*result.errors, *result.warnings],
                    key=lambda item: (str(item[0]), item[1].line, item[1].column))
     for path, diagnostic in items:
-        print(format_diagnostic(path, diagnostic, cache), file=sys.stderr)
+        print(format_diagnostic(path, Problem.of(diagnostic, path), cache), file=sys.stderr)
     for note in result.notes:
         print(f"note: {note}", file=sys.stderr)
     out = display_path(result.output_dir) + "/"

@@ -43,6 +43,7 @@ from posecode_ssg.checking import (
     find_documents,
     find_documents_with_roots,
 )
+from posecode_ssg.site.problems import Problem
 from posecode_ssg.site.report import format_diagnostic
 
 __all__ = ["run", "format_text", "CheckedDocument", "PageChecker", "add_kinematics", "check_file", "find_documents"]
@@ -52,7 +53,7 @@ def format_text(docs: list[CheckedDocument], out: TextIO) -> None:
     """Write compiler-style diagnostics for every document (:func:`~posecode_ssg.site.report.format_diagnostic`)."""
     for doc in docs:
         for d in doc.diagnostics():
-            out.write(format_diagnostic(doc.path, d, lines=doc.file_lines, shown=doc.path) + "\n")
+            out.write(format_diagnostic(doc.path, Problem.of(d, doc.path), lines=doc.file_lines, shown=doc.path) + "\n")
 
 
 def _plural(n: int, word: str) -> str:

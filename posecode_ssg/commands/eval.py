@@ -22,6 +22,7 @@ from posecode_ssg.evaluate.documents import load_documents
 from posecode_ssg.evaluate.metrics import evaluate_samples, explain
 from posecode_ssg.evaluate.report import DocumentResult, to_json, write_table
 from posecode_ssg.evaluate.sampler import RuntimeMissing, RuntimePage
+from posecode_ssg.site.problems import Problem
 from posecode_ssg.site.report import format_diagnostic
 
 PROG = "posecode-ssg eval"
@@ -53,7 +54,7 @@ def run(args) -> int:
     progress = long_run and sys.stderr.isatty()   # a live counter on a terminal only
     if all(d.motion is None for d in docs):   # nothing to sample: no browser needed
         for doc in docs:
-            print(format_diagnostic(doc.checked.path, doc.errors[0]), file=sys.stderr)
+            print(format_diagnostic(doc.checked.path, Problem.of(doc.errors[0], doc.checked.path)), file=sys.stderr)
         return 2
     try:
         with RuntimePage() as rp:
@@ -64,7 +65,7 @@ def run(args) -> int:
                 if doc.motion is None:
                     broken = True
                     first = doc.errors[0]
-                    text = format_diagnostic(doc.checked.path, first)
+                    text = format_diagnostic(doc.checked.path, Problem.of(first, doc.checked.path))
                     print(text, file=sys.stderr)
                     results.append(DocumentResult(doc.name, error=text.splitlines()[0]))
                     continue

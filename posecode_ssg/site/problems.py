@@ -4,9 +4,10 @@ A problem is one diagnostic (a content file's front matter or links, a Posecode 
 parse or kinematic diagnostic, a configuration error, a build that crashed) with its file, 1-based
 ``line``/``column`` (0 when unknown), severity (error|warning), code, message and hint. The
 content loader makes them (``site/content.py``), the dev server shows them in the terminal and
-the browser overlay (``site/serve/``), and the terminal text is ``site/report.py``'s
-``format_diagnostic``, the same the CLI prints; ``language.Diagnostic`` stays the parser's own
-public record and becomes a ``Problem`` with :func:`problem_from_diagnostic`.
+the browser overlay (``site/serve/``), and the CLI (``check``, ``build``, ``eval``) prints them;
+the terminal text is ``site/report.py``'s ``format_diagnostic``. ``language.Diagnostic`` stays
+the parser's own public record and becomes a ``Problem`` with :meth:`Problem.of` (or
+:func:`problem_from_diagnostic`, which also reads the source line for the overlay).
 """
 
 from __future__ import annotations
@@ -58,6 +59,16 @@ class Problem:
         """A problem in file ``path``, its source line read from the file."""
         return cls(file=display_path(path), line=line, column=column, severity=severity, code=code,
                    message=message, hint=hint, source=read_source_line(path, line), path=os.fspath(path))
+
+    @classmethod
+    def of(cls, diagnostic: Any, path: str | os.PathLike[str] = "") -> Problem:
+        """The problem of a ``language.Diagnostic`` (or any record with ``severity``, ``code``,
+        ``line``, ``column``, ``message`` and ``hint``) in file ``path``, without reading the
+        file (the terminal formatter reads the source line itself)."""
+        return cls(str(getattr(diagnostic, "severity", "error")), str(getattr(diagnostic, "code", "error")),
+                   int(getattr(diagnostic, "line", 0) or 0), int(getattr(diagnostic, "column", 0) or 0),
+                   str(getattr(diagnostic, "message", diagnostic)), getattr(diagnostic, "hint", None),
+                   file=display_path(path) if path else "", path=os.fspath(path))
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON-ready dict sent to the browser overlay (:data:`DIAGNOSTIC_FIELDS`)."""
