@@ -39,6 +39,7 @@ export const groundLock = {
     if (!n) return;
     const sk = ctx.skeleton, solver = ctx.rig.solver, planted = solver.plantedHeight, lb = sk.lowestByBone;
     const eps2 = solver.plantTolerance * solver.plantTolerance;
+    const [placeLo, placeHi] = solver.holdPlaceBand, [heightLo, heightHi] = solver.holdHeightBand;
     const A = p.lockWorld, P = sk.worldP, N = p.lockAnchor;
     const auth = p.lockAuthored;
     for (let k = 0; k < n; k++) {
@@ -58,9 +59,9 @@ export const groundLock = {
       let dx = 0, dz = 0, wsum = 0, any = false;
       for (let k = 0; k < n; k++) {
         const held = p.lockHeld[k] && p.lockPlanted[k], low = lb[p.lockAnkles[k]];
-        const wk = held ? holdWeight(low, planted, ...solver.holdPlaceBand) : 0;
+        const wk = held ? holdWeight(low, planted, placeLo, placeHi) : 0;
         p.lockWeight[k] = wk;
-        p.lockWeightV[k] = held ? holdWeight(low, planted, ...solver.holdHeightBand) : 0;
+        p.lockWeightV[k] = held ? holdWeight(low, planted, heightLo, heightHi) : 0;
         if (!wk) continue;
         any = true;
         const e = holdError(ctx, A, k), ex = e[0], ez = e[1];
