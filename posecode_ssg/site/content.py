@@ -404,12 +404,10 @@ def collect_links(tokens: list[Token], lines: list[str]) -> list[Link]:
         start, end = block.map if block.map else (0, len(lines))
         cursor_line, cursor_col = start, 0
         for child in block.children:
-            attr = "href" if child.type == "link_open" else "src" if child.type == "image" else None
-            if attr is None:
+            found_target = internal_target(child)
+            if found_target is None:
                 continue
-            target = str(child.attrGet(attr) or "")
-            if not is_internal(target):
-                continue
+            attr, target = found_target
             line_no, col = start + 1, 1
             raw = child.meta.get("raw_target") if child.meta else None
             needle = raw or target
@@ -425,6 +423,16 @@ def collect_links(tokens: list[Token], lines: list[str]) -> list[Link]:
                     break
             found.append(Link(target, line_no, col))
     return found
+
+
+def internal_target(token) -> tuple[str, str] | None:
+    """(attribute, target) of a Markdown link or image token whose target is internal
+    (:func:`is_internal`): ``href`` of ``link_open``, ``src`` of ``image``; None otherwise."""
+    attr = "href" if token.type == "link_open" else "src" if token.type == "image" else None
+    if attr is None:
+        return None
+    target = str(token.attrGet(attr) or "")
+    return (attr, target) if is_internal(target) else None
 
 
 def is_internal(target: str) -> bool:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from posecode_ssg.language.diagnostics import Diagnostic
-from posecode_ssg.site.content import LinkIndex, Page, is_internal
+from posecode_ssg.site.content import LinkIndex, Page, internal_target
 
 
 @dataclass
@@ -53,12 +53,10 @@ def rewrite_links(page: Page, link_index: LinkIndex, url: Callable[[str], str]) 
     site path the link resolves to, fragment kept); links that do not resolve stay as written."""
     for block in page.tokens:
         for child in block.children or []:
-            attr = "href" if child.type == "link_open" else "src" if child.type == "image" else None
-            if attr is None:
+            found_target = internal_target(child)
+            if found_target is None:
                 continue
-            target = str(child.attrGet(attr) or "")
-            if not is_internal(target):
-                continue
+            attr, target = found_target
             resolved, _msg, _hit = link_index.resolve(page, target)
             if resolved is not None:
                 path, hash_, frag = resolved.partition("#")
