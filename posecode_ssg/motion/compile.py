@@ -36,8 +36,11 @@ from posecode_ssg.language.vocabulary import (
     expand_ground_lock,
 )
 
+from .fk import forward_kinematics
+from .rest import NO_REST, keyframe_rest
 from .rig import DEFAULT_START_POSE, START_POSES_TABLE
-from .rotation import align_hemisphere, euler_to_quat, round_quat
+from .rig import avatar as rig_avatar
+from .rotation import align_hemisphere, euler_to_matrix, euler_to_quat, rot_y, round_quat
 from .startpose import grounded_start_root
 from .support import BOTH_FEET, floor_foot_pin, is_gait, phase_support
 
@@ -86,6 +89,7 @@ class Keyframe:
     authored: dict[str, tuple[str, ...]] = field(default_factory=dict)
     support: frozenset = BOTH_FEET
     gait: bool = False
+    rest: tuple[float, ...] = NO_REST
 
 
 @dataclass
@@ -95,6 +99,8 @@ class MotionProgram:
     ``base_euler`` / ``base_semantic`` / ``base_quat`` describe the composed start pose;
     ``wrap`` (s) is the wrap segment's length, ``wrap_turn`` (degrees) the yaw it ends at,
     ``duration`` (s) the loop length. ``ir`` is the source IR (its lines anchor diagnostics).
+    ``base_rest``: the start pose's rest (:func:`posecode_ssg.motion.rest.keyframe_rest`; a
+    keyframe's is ``Keyframe.rest``).
     """
 
     ir: IR
@@ -112,6 +118,7 @@ class MotionProgram:
     wrap: float
     wrap_turn: float
     duration: float
+    base_rest: tuple[float, ...] = NO_REST
     _solution: Any = None
     _base_root: Any = None
 
@@ -153,6 +160,8 @@ class MotionProgram:
         builtin = grounded_start_root(self.start_pose, self.avatar)
         if max(abs(a - b) for a, b in zip(root.tolist(), builtin.tolist())) > 5e-4:
             out["root"] = [_num(c) for c in root]
+        if self.base_rest != NO_REST:
+            out["rest"] = list(self.base_rest)
         phases = []
         before = self.base_quat
         for kf in self.keyframes:
@@ -183,6 +192,8 @@ class MotionProgram:
             ph["support"] = sorted(kf.support)
             if kf.gait:
                 ph["gait"] = True
+            if kf.rest != NO_REST:
+                ph["rest"] = list(kf.rest)
             if kf.cue is not None:
                 ph["cue"] = kf.cue
             ph["line"] = kf.line
@@ -340,9 +351,29 @@ def compile_ir(ir: IR, *, avatar: str | None = None) -> MotionProgram:
     wrap = 0.0 if home else keyframes[0].duration
     wrap_turn = 360.0 * round(turn / 360.0)
     duration = sum(k.duration for k in keyframes) + wrap
-    return MotionProgram(
+    program = MotionProgram(
         ir=ir, name=ir.name, kind=ir.kind, avatar=av, props=list(ir.props), repeat=ir.repeat,
         start_pose=start, clip=ir.clip, base_euler=base_eul, base_semantic=base_sem,
         base_quat=base_q, keyframes=keyframes, wrap=wrap, wrap_turn=wrap_turn or 0.0,
         duration=duration,
     )
+    _decide_rests(program)
+    return program
+
+
+def _decide_rests(program: MotionProgram) -> None:
+    """The rest (motion/rest.py) of the start pose and of every keyframe the floor alone holds
+    (no ground-lock, pin or grip), on a lying or seated start pose in a scene without props (a
+    body on a prop rests on the prop, and a standing body is never tipped, issue 18)."""
+    if not program.tilted_base or program.props:
+        return
+    av = rig_avatar(program.avatar)
+    sp = START_POSES_TABLE[program.start_pose]
+    base_rot = euler_to_matrix(sp.root_euler)
+    root = program.base_root()
+    program.base_rest = keyframe_rest(forward_kinematics(av, program.base_euler, root, base_rot))
+    for kf in program.keyframes:
+        if kf.ground_lock or kf.pins or kf.grips:
+            continue
+        at = root + np.array([kf.travel[0], 0.0, kf.travel[1]])
+        kf.rest = keyframe_rest(forward_kinematics(av, kf.euler, at, rot_y(kf.turn).dot(base_rot)))

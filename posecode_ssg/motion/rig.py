@@ -293,9 +293,45 @@ class StartPose:
 
 _FOREARMS_TO_THIGHS = {"elbow_left": (0.0, -80.0, 0.0), "elbow_right": (0.0, 80.0, 0.0)}
 
-#: The seven built-in start poses. Every joint value lies inside its ROM box (tested). The one
-#: deliberate difference from KR §4: the reference plank sets the ankles to x = −25°, outside the
-#: ankle box [−15°, 50°]; ours uses −15° (full dorsiflexion), the legal value closest to it.
+
+def _both(bone: str, x: float) -> dict[str, tuple[float, float, float]]:
+    """The same x (flexion/extension) value on the left and right ``bone``."""
+    return {f"{bone}_left": (x, 0.0, 0.0), f"{bone}_right": (x, 0.0, 0.0)}
+
+
+#: Body segments for the centre of mass (motion/rest.py): (segment, proximal point, distal point,
+#: share of body mass, place of the segment's centre from the proximal end as a fraction of its
+#: length). Shares and places: D. A. Winter, *Biomechanics and Motor Control of Human Movement*,
+#: 4th ed. (2009), Table 4.1 (hand: wrist to the third knuckle; forearm: elbow to wrist; upper
+#: arm: shoulder to elbow; foot: ankle to the toe; leg: knee to ankle; thigh: hip to knee; head
+#: and neck: C7-T1 to the ear canal, its centre there; trunk: greater trochanter to glenohumeral
+#: joint). Points are joints or landmarks; ``a+b`` is the midpoint of two. The shares sum to 1.
+SEGMENT_MASSES: tuple[tuple[str, str, str, float, float], ...] = (
+    ("trunk", "hip_left+hip_right", "shoulder_left+shoulder_right", 0.497, 0.50),
+    ("head and neck", "neck", "head", 0.081, 1.00),
+    *((f"{seg}_{s}", f"{a}_{s}", f"{b}_{s}", m, f) for s in ("left", "right") for seg, a, b, m, f in (
+        ("upper arm", "shoulder", "elbow", 0.028, 0.436),
+        ("forearm", "elbow", "wrist", 0.016, 0.430),
+        ("hand", "wrist", "middle", 0.006, 0.506),
+        ("thigh", "hip", "knee", 0.100, 0.433),
+        ("leg", "knee", "ankle", 0.0465, 0.433),
+        ("foot", "ankle", "toe", 0.0145, 0.50),
+    )),
+)
+
+
+#: The seven built-in start poses. Every joint value lies inside its ROM box (tested). The
+#: deliberate differences from KR §4 (docs/language.md "Start poses"):
+#:
+#: - plank: the reference sets the ankles to x = −25°, outside the ankle box [−15°, 50°]; ours
+#:   uses −15° (full dorsiflexion), the legal value closest to it;
+#: - the lying and seated poses rest on the surfaces a person rests on (issue 18), where the
+#:   reference's joints at 0 left the prone body on its toes (trunk 40 mm up), the supine heels
+#:   53 mm up and the seated body on its fingertips: prone ankles plantarflexed 50° (the box's
+#:   end) with hips flexed 6° and knees 10°, so chest, pelvis, thighs and the tops of the feet
+#:   lie within 10 mm of the floor; supine hips extended 3° and ankles plantarflexed 15° (relaxed feet), so back,
+#:   pelvis, shoulder blades and heels lie down; seated hands resting on the thighs (shoulders
+#:   flexed 20°, elbows 50°), so the sitting bones, thighs and heels carry the body.
 START_POSES_TABLE: Mapping[str, StartPose] = MappingProxyType({
     "neutral": StartPose("neutral", (0, 0, 0), (0, 0, 0), {}, False),
     "standing": StartPose("standing", (0, 0, 0), (0, 0, 0), dict(_FOREARMS_TO_THIGHS), False),
@@ -305,11 +341,13 @@ START_POSES_TABLE: Mapping[str, StartPose] = MappingProxyType({
     "plank": StartPose("plank", (0, 0.6, 0), (72, 0, 0),
                        {"shoulder_left": (-90.0, 0.0, 0.0), "shoulder_right": (-90.0, 0.0, 0.0),
                         "ankle_left": (-15.0, 0.0, 0.0), "ankle_right": (-15.0, 0.0, 0.0)}, True),
-    "supine": StartPose("supine", (0, 0.5, 0), (-90, 0, 0), {}, True),
-    "prone": StartPose("prone", (0, 0.5, 0), (90, 0, 0), {}, True),
+    "supine": StartPose("supine", (0, 0.5, 0), (-90, 0, 0),
+                        {**_both("hip", 3.0), **_both("ankle", 15.0)}, True),
+    "prone": StartPose("prone", (0, 0.5, 0), (90, 0, 0),
+                       {**_both("hip", -6.0), **_both("knee", 10.0), **_both("ankle", 50.0)}, True),
     "seated": StartPose("seated", (0, 0.5, 0), (0, 0, 0),
-                        {**_FOREARMS_TO_THIGHS, "hip_left": (-90.0, 0.0, 0.0),
-                         "hip_right": (-90.0, 0.0, 0.0)}, True),
+                        {**_both("hip", -90.0), **_both("shoulder", -20.0),
+                         "elbow_left": (-50.0, -80.0, 0.0), "elbow_right": (-50.0, 80.0, 0.0)}, True),
 })
 assert tuple(START_POSES_TABLE) == tuple(START_POSES)
 

@@ -51,6 +51,7 @@ def motion_schema() -> dict[str, Any]:
             "clip": {"type": "string"},
             "base": {"$ref": "#/$defs/quatMap"},
             "root": {"type": "array", "minItems": 3, "maxItems": 3, "items": number},
+            "rest": {"$ref": "#/$defs/rest"},
             "phases": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/phase"}},
             "wrap": {"type": "number", "minimum": 0},
             "wrapTurn": number,
@@ -70,6 +71,11 @@ def motion_schema() -> dict[str, Any]:
                 "additionalProperties": {"$ref": "#/$defs/quat"},
             },
             "pair": {"type": "array", "minItems": 2, "maxItems": 2, "items": {"type": "string"}},
+            "rest": {
+                "description": "A keyframe's rest (motion/rest.py): [rx, ry, rz] a rotation vector in degrees "
+                               "(world axes) turning the root, then [dx, dy, dz] the root's offset in metres.",
+                "type": "array", "minItems": 6, "maxItems": 6, "items": number,
+            },
             "phase": {
                 "type": "object",
                 "additionalProperties": False,
@@ -95,6 +101,7 @@ def motion_schema() -> dict[str, Any]:
                                        "those pins are stance legs (KR §8; motion/support.py).",
                         "const": True,
                     },
+                    "rest": {"$ref": "#/$defs/rest"},
                     "cue": {"type": "string"},
                     "line": {"type": "integer", "minimum": 0},
                 },

@@ -6,8 +6,8 @@
  */
 
 import { Skeleton } from "./skeleton.js";
-import { Timeline } from "./timeline.js";
-import { mul, TO_DEG } from "./quat.js";
+import { ROOT_CHANNELS, Timeline } from "./timeline.js";
+import { axisAngle, DEG, mul, TO_DEG } from "./quat.js";
 import { runPasses } from "./solvers/index.js";
 import { contactResidual, resolveContacts } from "./solvers/contacts.js";
 import { emptyPlan, planSegment } from "./solvers/plan.js";
@@ -33,8 +33,9 @@ export class FigureModel {
     this.startPos = Float64Array.from(start.position);
     this.startQ = start.quaternion;
     this.localQ = new Float64Array(sk.boneCount * 4);
-    this.rootChannels = new Float64Array(3);
+    this.rootChannels = new Float64Array(ROOT_CHANNELS);
     this._yawQ = new Float64Array(4);
+    this._restQ = new Float64Array(4);
     // per segment: contacts of the destination phase; floor-bound unless it hangs (grip, or a pin
     // to a non-floor anchor)
     const S = this.timeline.segmentCount;
@@ -88,7 +89,7 @@ export class FigureModel {
     const S = this.timeline.segmentCount, phases = this.motion.phases, tl = this.timeline;
     const empty = emptyPlan();
     this.segPlan = new Array(S).fill(empty);
-    const prevRoot = new Float64Array(3);
+    const prevRoot = new Float64Array(ROOT_CHANNELS);
     let prevPlan = null;
     const sk = this.skeleton, n = this.localQ.length;
     const state = () => ({ pos: new Float64Array(3), q: new Float64Array(4), local: new Float64Array(n) });
@@ -165,9 +166,15 @@ export class FigureModel {
     const y = this._yawQ;
     y[0] = 0; y[1] = Math.sin(0.5 * r[0]); y[2] = 0; y[3] = Math.cos(0.5 * r[0]);
     mul(sk.rootQ, 0, y, 0, this.startQ, 0);
-    sk.rootPos[0] = this.startPos[0] + r[1];
-    sk.rootPos[1] = this.startPos[1];
-    sk.rootPos[2] = this.startPos[2] + r[2];
+    // the keyframes' rest (motion/rest.py): a lying or seated body tipped onto what holds it
+    const ang = Math.hypot(r[3], r[4], r[5]);
+    if (ang > 0) {
+      axisAngle(this._restQ, 0, r[3] / ang, r[4] / ang, r[5] / ang, ang * DEG);
+      mul(sk.rootQ, 0, this._restQ, 0, sk.rootQ, 0);
+    }
+    sk.rootPos[0] = this.startPos[0] + r[1] + r[6];
+    sk.rootPos[1] = this.startPos[1] + r[7];
+    sk.rootPos[2] = this.startPos[2] + r[2] + r[8];
     sk.forward(this.localQ);
     const ctx = this.ctx;
     if (seg !== undefined && seg !== s) { s = seg; ctx.u = 1; }

@@ -58,6 +58,11 @@
 
 import { DEG, fromEulerXYZ, jointAngles, normalize } from "./quat.js";
 
+/** numbers of a keyframe's rest (motion JSON `rest`) */
+const REST = 6;
+/** root channels a sample returns: yaw, travel x, travel z, then the rest */
+export const ROOT_CHANNELS = 3 + REST;
+
 /** Rate v (deg/s or m/s) capped so a segment with chord w and duration dt stays monotone. */
 function cap(v, w, dt) {
   return v * w <= 0 ? 0 : Math.sign(v) * Math.min(Math.abs(v), (3 * Math.abs(w)) / dt);
@@ -132,8 +137,10 @@ export class Timeline {
     if (hasWrap) this.modes.push("flow"); // the wrap keyframe is a rest keyframe (end of loop)
 
     // --- channel keys, channel-major keys[c*K + k]: bone b's x, y, z angles (degrees) are
-    // channels 3b…3b+2, then the root's yaw (radians), travel x and travel z (m)
-    const C = 3 * N + 3;
+    // channels 3b…3b+2, then the root's yaw (radians), travel x and travel z (m), then the six
+    // numbers of the keyframe's rest (motion JSON `rest`: rotation vector in degrees, root offset
+    // in m; absent = 0, not carried: motion/rest.py decides it per keyframe)
+    const C = 3 * N + 3 + REST;
     const keys = new Float64Array(C * K);
     const e = new Float64Array(3 * N);
     const q = new Float64Array(4);
@@ -145,9 +152,11 @@ export class Timeline {
       }
     };
     const store = (k) => { for (let c = 0; c < 3 * N; c++) keys[c * K + k] = e[c]; };
+    const rest = (k, r) => { for (let j = 0; j < REST; j++) keys[(3 * N + 3 + j) * K + k] = r ? r[j] : 0; };
     put(motion.base);
     const base = Float64Array.from(e);
     store(0);
+    rest(0, motion.rest);
     let yaw = 0, tx = 0, tz = 0;
     for (let i = 0; i < n; i++) {
       const p = phases[i];
@@ -156,11 +165,13 @@ export class Timeline {
       if (typeof p.turn === "number") yaw = p.turn * DEG;
       if (Array.isArray(p.tr)) { tx = p.tr[0]; tz = p.tr[1]; }
       keys[3 * N * K + i + 1] = yaw; keys[(3 * N + 1) * K + i + 1] = tx; keys[(3 * N + 2) * K + i + 1] = tz;
+      rest(i + 1, p.rest);
     }
     if (hasWrap) {
       e.set(base);
       store(K - 1);
       keys[3 * N * K + K - 1] = (typeof motion.wrapTurn === "number" ? motion.wrapTurn : 0) * DEG;
+      rest(K - 1, motion.rest);
     }
     /** channel keys (see above) */
     this.keys = keys;
@@ -208,7 +219,8 @@ export class Timeline {
    * Sample the pose at time `t` (s, any real; the loop wraps).
    * @param {number} t seconds
    * @param {Float64Array} outQ boneCount×4 local quaternions [x,y,z,w] in rig bone order
-   * @param {Float64Array} outRoot [yaw (rad, about +Y), travel x (m), travel z (m)]
+   * @param {Float64Array} outRoot [yaw (rad, about +Y), travel x (m), travel z (m), then the rest:
+   *   rotation vector (degrees, world axes) and root offset x, y, z (m)]
    * @returns {number} the segment index (phase index, or phaseCount for the wrap)
    */
   evaluate(t, outQ, outRoot) {
@@ -221,7 +233,7 @@ export class Timeline {
       ch[c] = B0 * p0 + B1 * (p0 + this.A[c * S + s]) + B2 * (p3 - this.B[c * S + s]) + B3 * p3;
     }
     for (let b = 0; b < N; b++) fromEulerXYZ(outQ, b * 4, ch[3 * b], ch[3 * b + 1], ch[3 * b + 2]);
-    for (let c = 0; c < 3; c++) outRoot[c] = ch[3 * N + c];
+    for (let c = 0; c < ROOT_CHANNELS; c++) outRoot[c] = ch[3 * N + c];
     return s;
   }
 }

@@ -28,6 +28,7 @@ const field = (obj, k, ok, what, where = "", optional = true) =>
   need((optional && obj[k] === undefined) || ok(obj[k]), `${where}"${k}" must be ${what}, got ${describe(obj[k])}`);
 
 const pairs = [(x) => isList(x, (p) => isList(p, isText, 2)), "a list of [effector, anchor] pairs"];
+const rest = [(x) => isList(x, isNum, 6), "[rx, ry, rz, dx, dy, dz] (a rotation vector in degrees, a root offset in metres)"];
 /** Per-phase fields: [key, test, what it must be, optional]. */
 const PHASE_FIELDS = [
   ["name", isText, "text", false],
@@ -37,6 +38,7 @@ const PHASE_FIELDS = [
   ["pin", ...pairs], ["grip", ...pairs], ["reach", ...pairs],
   ["turn", isNum, "a number of degrees"],
   ["tr", (x) => isList(x, isNum, 2), "[x, z] in metres"],
+  ["rest", ...rest],
   ["cue", isText, "text"],
 ];
 
@@ -66,6 +68,7 @@ export function validateMotion(m, rig) {
   field(m, "repeat", (x) => Number.isInteger(x) && x >= 0, "a whole number ≥ 0");
   field(m, "wrap", (x) => isNum(x) && x >= 0, "≥ 0 seconds");
   field(m, "wrapTurn", isNum, "a number of degrees");
+  field(m, "rest", ...rest);
   checkQuatMap(m.base, '"base"', bones);
   field(m, "phases", (x) => Array.isArray(x) && x.length > 0, "a non-empty list", "", false);
   m.phases.forEach((p, i) => {

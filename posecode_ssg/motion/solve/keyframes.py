@@ -15,6 +15,7 @@ from posecode_ssg.language.vocabulary import BONES, FLOOR
 from ..fk import World, forward_kinematics, joint_xyz
 from ..fkprep import euler_key
 from ..rig import SOLVER, START_POSES_TABLE, Avatar, avatar
+from ..rest import NO_REST, rest_rotation
 from ..rotation import euler_to_matrix, norm3
 from ..support import BOTH_FEET
 from . import (
@@ -144,7 +145,11 @@ def _solve(program, place: np.ndarray) -> tuple[Solution, np.ndarray]:
     base_root = program.base_root() + place
     # the start pose's world with the root rotation a phase without turn has (turn_matrix(0) @
     # base_rot: the same values, signed zeros made +0), so a phase back home is this same world
-    start = base_world(av, program.base_euler, base_root, turn_matrix(0.0).dot(base_rot))
+    start_rot, start_root = turn_matrix(0.0).dot(base_rot), base_root
+    if program.base_rest != NO_REST:   # the start pose's rest (motion/rest.py)
+        start_rot = rest_rotation(program.base_rest).dot(start_rot)
+        start_root = base_root + np.asarray(program.base_rest[3:], float)
+    start = base_world(av, program.base_euler, start_root, start_rot)
     largest = face_push(Pose(av, program.base_euler, base_root, base_rot), program.props, apply=False) \
         if body_faces(program.props) else np.zeros(3)
     prev = PreviousEnd(start)

@@ -16,6 +16,7 @@ from ..fk import World, subtree
 from ..rig import SOLVER, Avatar
 from ..support import BOTH_FEET
 from .measure import ANKLES, footprint, side_of
+from ..rest import NO_REST, rest_rotation
 from .pose import Pose, turn_matrix
 from .results import PhaseSolution
 
@@ -95,8 +96,12 @@ def plan_phase(program, av: Avatar, index: int, kf, prev: PreviousEnd, base_root
     where they were on the floor (the palm; the elbow joint), carried like a stance of feet.
     Ground-locked contacts not near the floor when the phase begins are recorded as lifted."""
     planted_h = float(SOLVER["plantedHeight"])
+    # the keyframe's rest (motion/rest.py: a lying or seated body tipped onto what holds it)
     root_rot = turn_matrix(kf.turn).dot(base_rot)
     root_pos = base_root + np.array([kf.travel[0], 0.0, kf.travel[1]])
+    if kf.rest != NO_REST:
+        root_rot = rest_rotation(kf.rest).dot(root_rot)
+        root_pos = root_pos + np.asarray(kf.rest[3:], float)
     pose = Pose(av, kf.euler, root_pos, root_rot)
     res = PhaseSolution(index, None, {})   # type: ignore[arg-type]
     prev_world = prev.world
