@@ -12,7 +12,7 @@ import numpy as np
 
 from posecode_ssg.evaluate.context import Context
 from posecode_ssg.evaluate.runs import run_violations
-from posecode_ssg.evaluate.thresholds import METRIC, DocumentMetrics
+from posecode_ssg.evaluate.thresholds import METRIC, DocumentMetrics, Violation
 from posecode_ssg.language.vocabulary import BONES, FLOOR
 from posecode_ssg.motion.fk import lowest_by_bone_of_arrays
 from posecode_ssg.motion.rig import avatar as rig_avatar
@@ -48,7 +48,8 @@ def floor_metrics(ctx: Context, res: DocumentMetrics) -> None:
     """Float (mm): on every sample of a segment whose phase is not held up (:func:`held_up`; the
     wrap is measured), the height of the figure's lowest mesh point above y = 0, 0 when it is at
     or below the floor (float is the height above; sinking is not float). One violation per run
-    over ``float``'s limit, its subject the bone carrying the lowest point at the worst sample."""
+    over ``float``'s limit (one per loop time), its subject the bone carrying the lowest point at
+    the worst sample."""
     measured = np.zeros(ctx.n, bool)
     for seg, a, b in ctx.runs:
         measured[a:b + 1] = not held_up(ctx.phase(seg))
@@ -57,8 +58,16 @@ def floor_metrics(ctx: Context, res: DocumentMetrics) -> None:
         return
     low, owner = lowest_points(ctx)
     height = np.where(measured, np.maximum(low, 0.0) * 1000.0, 0.0)
+    # the extended sample range repeats the first segment: one violation per loop time (the
+    # larger), named from its own worst sample, so a left/right tie that rounds differently in
+    # the two copies is not reported twice
+    found: dict[float, Violation] = {}
     for v in run_violations(ctx, "float", "figure", height, measured, METRIC["float"].limit):
-        k = int(np.argmin(np.abs(ctx.loop_t - v.t) + np.abs(height - v.value)))
+        key = round(v.t, 3)
+        if key not in found or v.value > found[key].value:
+            found[key] = v
+    for v in found.values():
+        k = int(np.flatnonzero((ctx.loop_t == v.t) & (height == v.value))[0])
         v.subject = BONES[int(owner[k])]
         res.violations.append(v)
     res.worst["float"] = float(height[measured].max())

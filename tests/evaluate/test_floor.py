@@ -91,6 +91,29 @@ def test_the_wrap_is_measured_and_a_floor_pin_is_not_a_hold():
     assert [(v.phase, round(v.value, 6)) for v in floats(res)] == [("Lunge", 10.0), ("wrap", 20.0)]
 
 
+def test_the_repeated_first_segment_reports_one_float_even_when_the_lowest_side_differs():
+    # eval samples the first segment twice (sampler.sample_times); here the two copies float
+    # 10 mm alike (1 nm apart, as the runtime's rounding may leave them) but the lowest foot is
+    # the right one in the first copy and the left one in the second
+    mot = motion([{"name": "Stand", "d": 0.5}, {"name": "Step", "d": 0.5}])
+    s = samples(mot)
+    raise_figure(s, -standing_sole_bottom(s)[0])
+    first = np.flatnonzero(s.segment == 0)
+    for name in ("t", "phase", "segment", "pos", "local", "orient", "lm", "yaw", "travel"):
+        a = getattr(s, name)
+        setattr(s, name, np.concatenate([a, a[first] + (s.timing.duration if name == "t" else 0)]))
+    copy = np.arange(len(s.t)) >= len(s.t) - len(first)
+    for side, where in (("right", ~copy), ("left", copy)):
+        s.pos[where, s.bones.index(f"ankle_{side}"), 1] -= 1e-7
+        s.pos[where, :, 1] += 1e-7
+        s.lm[where, :, 1] += 1e-7
+    raise_figure(s, 1e-9, copy)
+    raise_figure(s, 0.010, s.segment == 0)          # "Step" stays on the floor
+    res = evaluate_samples(s, mot, RIG)
+    (v,) = floats(res)
+    assert v.phase == "Stand" and v.value == pytest.approx(10.0, abs=1e-3) and v.subject in ("ankle_left", "ankle_right")
+
+
 def test_a_figure_below_the_floor_floats_0():
     mot = motion([{"name": "Stand", "d": 1.0}])
     s = samples(mot)
