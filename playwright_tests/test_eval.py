@@ -11,7 +11,9 @@ import numpy as np
 import pytest
 
 from posecode_ssg import cli
+from posecode_ssg.evaluate.context import Context
 from posecode_ssg.evaluate.documents import load_documents
+from posecode_ssg.evaluate.floor import lowest_points
 from posecode_ssg.evaluate.metrics import evaluate_samples
 from posecode_ssg.evaluate.sampler import RUNTIME_BUNDLE, RuntimePage
 from posecode_ssg.motion.rotation import quat_matrices, rotation_vectors
@@ -125,7 +127,7 @@ def test_eval_json_over_a_file_and_a_markdown_page(tmp_path, capsys):
         assert set(d) >= {"path", "passed", "metrics", "violations"}
         assert set(d["metrics"]) == {"drift", "heel_lift", "toe_lift", "sole_tilt", "grip_residual",
                                      "pin_residual", "reach_residual", "penetration", "self_collision",
-                                     "rom", "velocity_jump"}
+                                     "float", "rom", "velocity_jump"}
         for v in d["violations"]:
             assert set(v) >= {"metric", "t", "phase", "value", "limit"}
         assert d["passed"] == (not any(v["fails"] for v in d["violations"]))
@@ -191,13 +193,18 @@ def test_mo_joint_direction_signs_directions(rt):
 
 @pytest.mark.parametrize("name, sign", [("start-plank", -1), ("start-prone", -1), ("start-supine", 1)])
 def test_mo_joint_direction_signs_start_poses(rt, name, sign):
-    _, s = sample_doc(rt, shared_path("cases", "bugs", "mo-joint-direction-signs", f"{name}.posecode"))
+    doc, s = sample_doc(rt, shared_path("cases", "bugs", "mo-joint-direction-signs", f"{name}.posecode"))
     # 5. the chest's forward axis (local +Z) faces the floor (plank, prone) or the ceiling
     fwd_y = quat_matrices(s.orient[:, s.bones.index("chest")])[:, 1, 2]
     assert np.all(sign * fwd_y > 0.8)
     # the lowest point of the figure is on the floor (−5 mm to +5 mm) at every sample
     low = lowest_point(s, rt.rig)
     assert np.all(np.abs(low) <= 0.005), (low.min(), low.max())
+    # eval's float reads the same lowest point off the runtime's samples (issue 18 item 3)
+    mine, _owner = lowest_points(Context(s, doc.motion, rt.rig))
+    assert mine == pytest.approx(low, abs=1e-9)
+    res = evaluate_samples(s, doc.motion, rt.rig)
+    assert res.worst["float"] == pytest.approx(max(0.0, float(low.max())) * 1000.0, abs=1e-6)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -14,7 +14,8 @@ def explain(violations: list[Violation], diagnostics: list, phases: list[str]) -
     sole tilt of that foot, ``kinematic-foot-drift`` and ``kinematic-ground-lock-lifted`` its
     drift, ``kinematic-grip-unreachable`` / ``kinematic-pin-unreachable`` those residuals,
     ``kinematic-reach-short`` a reach residual, ``kinematic-self-collision`` (same limb) a
-    self-collision depth. Explained violations do not fail (docs/eval.md)."""
+    self-collision depth. A float is explained by :func:`_explain_float`. Explained violations
+    do not fail (docs/eval.md)."""
     codes = {
         "heel_lift": ("kinematic-foot-flat",), "toe_lift": ("kinematic-foot-flat",),
         "sole_tilt": ("kinematic-foot-flat",),
@@ -24,6 +25,9 @@ def explain(violations: list[Violation], diagnostics: list, phases: list[str]) -
         "self_collision": ("kinematic-self-collision",),
     }
     for v in violations:
+        if v.metric == "float":
+            _explain_float(v, diagnostics)
+            continue
         want = codes.get(v.metric)
         if not want:
             continue
@@ -42,3 +46,18 @@ def explain(violations: list[Violation], diagnostics: list, phases: list[str]) -
                 continue
             v.explained = {"line": d.line, "column": d.column, "code": d.code, "message": d.message}
             break
+
+
+def _explain_float(v: Violation, diagnostics: list) -> None:
+    """A float (mm) is explained by a ``kinematic-ground-lock-lifted`` diagnostic of its own phase
+    whose contact is at least as high (its ``extra.height``, m, + the float limit) when the phase
+    begins: the keyframe solve already says the phase starts with that contact in the air, and the
+    figure comes down during the segment (a ground-lock after a hang or a box, docs/eval.md). The
+    figure's lowest point can be no higher than that contact there, so a higher float is another one."""
+    for d in diagnostics:
+        extra = getattr(d, "extra", {}) or {}
+        if d.code != "kinematic-ground-lock-lifted" or extra.get("phase") != v.phase:
+            continue
+        if v.value <= float(extra.get("height", 0.0)) * 1000.0 + v.limit:
+            v.explained = {"line": d.line, "column": d.column, "code": d.code, "message": d.message}
+            return

@@ -10,6 +10,7 @@ crossings a kinematic diagnostic predicts. One module per family, below this one
 - :mod:`~posecode_ssg.evaluate.anchored`: grip, prop-pin and reach residuals;
 - :mod:`~posecode_ssg.evaluate.props`: prop penetration;
 - :mod:`~posecode_ssg.evaluate.self_collision`: self-collision depth;
+- :mod:`~posecode_ssg.evaluate.floor`: float (the lowest point of a figure nothing holds up);
 - :mod:`~posecode_ssg.evaluate.rom`: range of motion;
 - :mod:`~posecode_ssg.evaluate.velocity`: angular-velocity continuity at keyframes;
 - :mod:`~posecode_ssg.evaluate.explain`: explained crossings.
@@ -24,6 +25,7 @@ from typing import Any
 from posecode_ssg.evaluate.anchored import anchored_metrics
 from posecode_ssg.evaluate.context import Context
 from posecode_ssg.evaluate.explain import explain
+from posecode_ssg.evaluate.floor import floor_metrics, held_up, lowest_points
 from posecode_ssg.evaluate.planted import held_contacts, pivot_drift, planted_metrics
 from posecode_ssg.evaluate.props import body_capsules, prop_metrics
 from posecode_ssg.evaluate.rom import box_excess, rom_metrics
@@ -51,7 +53,8 @@ __all__ = [
     "evaluate_samples", "explain", "Context", "Metric", "METRICS", "METRIC", "Violation", "DocumentMetrics",
     "ROM_TOLERANCE_DEG", "VELOCITY_ABS", "VELOCITY_REL", "NON_C1_ARRIVAL", "NON_C1_DEPARTURE",
     "planted_metrics", "held_contacts", "pivot_drift", "anchored_metrics", "prop_metrics", "body_capsules",
-    "self_collision_metrics", "point_segment_distance", "rom_metrics", "box_excess", "velocity_metrics",
+    "self_collision_metrics", "point_segment_distance", "floor_metrics", "held_up", "lowest_points",
+    "rom_metrics", "box_excess", "velocity_metrics",
     "keyframe_c1_required", "quat_matrices", "euler_xyz", "rotation_vectors",
 ]
 
@@ -65,6 +68,7 @@ def evaluate_samples(samples: Samples, motion: dict[str, Any], rig: dict[str, An
     anchored_metrics(ctx, res)
     prop_metrics(ctx, res)
     self_collision_metrics(ctx, res)
+    floor_metrics(ctx, res)
     rom_metrics(ctx, res)
     velocity_metrics(ctx, res)
     res.worst = {m.key: res.worst.get(m.key) for m in METRICS}

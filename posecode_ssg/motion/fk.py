@@ -183,6 +183,33 @@ class World:
         return (center + bottom * size) @ self.rot[bone].T + self.pos[bone]
 
 
+def lowest_by_bone_of_arrays(avatar: Avatar, pos: Mapping[str, np.ndarray], rot_y: Mapping[str, np.ndarray],
+                             landmarks: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """:meth:`World.lowest_by_bone` over many poses at once, by the same primitives and owners:
+    ``pos`` bone -> (N, 3) joint positions, ``rot_y`` bone -> (N, 3) row y of its world rotation
+    (``R[1]``: the only row a height reads), ``landmarks`` name -> (N, 3); returns bone -> (N,)
+    lowest mesh y (m; ``inf`` for a bone with no mesh). Per pose equal to ``World.lowest_by_bone``
+    of a world holding the same positions, rotations and landmarks (tests/evaluate/test_floor.py):
+    capsule ends (joint or landmark y − its end radius), ellipsoid volumes (centre y − \\|R[1] ·
+    diag(r · scale)\\|) and the sole box's lowest corner, each attributed to the bone that carries it."""
+    prep = prepared(avatar)
+    n = len(next(iter(pos.values())))
+    out: dict[str, np.ndarray] = {}
+    for owner in BONES:
+        low = np.full(n, np.inf)
+        for a, b, is_mark, r0, r1 in prep.segments_of[owner]:
+            low = np.minimum(low, pos[a][:, 1] - r0)
+            low = np.minimum(low, (landmarks if is_mark else pos)[b][:, 1] - r1)
+        if prep.volumes_of[owner] or owner in ANKLE_BONES:
+            R1, y = rot_y[owner], pos[owner][:, 1]
+            for off, rscale in prep.volumes_of[owner]:
+                low = np.minimum(low, y + R1 @ off - np.linalg.norm(R1 * rscale, axis=-1))
+            if owner in ANKLE_BONES:
+                low = np.minimum(low, y + (R1 @ prep.sole_box.T).min(axis=-1))
+        out[owner] = low
+    return out
+
+
 @lru_cache(maxsize=None)
 def subtree(bone: str) -> tuple[str, ...]:
     """``bone`` and all its descendants, in canonical order (remembered: the hierarchy is fixed)."""

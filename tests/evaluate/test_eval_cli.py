@@ -126,3 +126,45 @@ def test_exit_status_and_json_follow_the_thresholds(capsys, tmp_path, monkeypatc
     # the table says the same
     got2, table, _ = run(capsys, str(tmp_path / "hold.posecode"))
     assert got2 == code and ("FAIL" in table) is bool(code)
+
+
+FREE = """posecode exercise "Stand"
+  rig humanoid
+  step "Stand" 1s settle:
+    shoulders: flex 10
+"""
+
+
+class LiftedPage(FakePage):
+    """The still standing pose with the whole figure 9 mm above where the synthetic root puts it."""
+
+    def sample(self, motion, hz):
+        s = super().sample(motion, hz)
+        s.pos[:, :, 1] += 0.009
+        s.lm[:, :, 1] += 0.009
+        return s
+
+
+def test_float_is_a_column_of_the_table_and_a_key_of_the_json(capsys, tmp_path, monkeypatch):
+    import json
+
+    from posecode_ssg.commands import eval as eval_cmd
+
+    (tmp_path / "stand.posecode").write_text(FREE)
+    monkeypatch.setattr(eval_cmd, "RuntimePage", FakePage)
+    got, out, _ = run(capsys, str(tmp_path / "stand.posecode"), "--json")
+    grounded = json.loads(out)["documents"][0]["metrics"]["float"]
+    assert got == 0 and grounded is not None and grounded <= 5.0
+    monkeypatch.setattr(eval_cmd, "RuntimePage", LiftedPage)
+    got, out, _ = run(capsys, str(tmp_path / "stand.posecode"), "--json")
+    data = json.loads(out)
+    assert got == 1 and data["thresholds"]["float"] == {"limit": 5.0, "unit": "mm", "fails": True}
+    doc = data["documents"][0]
+    assert doc["metrics"]["float"] == pytest.approx(grounded + 9.0, abs=0.001)
+    (v,) = [v for v in doc["violations"] if v["metric"] == "float"]
+    assert v["phase"] == "Stand" and v["fails"] and v["value"] == pytest.approx(grounded + 9.0, abs=0.001)
+    got, table, _ = run(capsys, str(tmp_path / "stand.posecode"))
+    head, row = table.splitlines()[1:3]
+    assert got == 1 and "float" in head.split() and row.split()[-1] == "FAIL"
+    assert row.split()[head.split().index("float")] == f"{grounded + 9.0:.1f}"
+    assert "float mm" in table and "float ≤ 5" in table and " float " in table

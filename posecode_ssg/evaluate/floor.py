@@ -1,0 +1,73 @@
+"""Float: how far above the floor the lowest point of a figure that nothing holds up is
+(docs/eval.md ``float``; issue 18 item 3; spec §6 "the figure is dropped so its lowest point
+rests on the floor"). The lowest point is the one definition the numpy solve grounds with
+(:meth:`posecode_ssg.motion.fk.World.lowest`: the avatar's capsules, ellipsoid volumes and sole
+boxes), evaluated on every sample at once (:func:`~posecode_ssg.motion.fk.lowest_by_bone_of_arrays`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from posecode_ssg.evaluate.context import Context
+from posecode_ssg.evaluate.runs import run_violations
+from posecode_ssg.evaluate.thresholds import METRIC, DocumentMetrics, Violation
+from posecode_ssg.language.vocabulary import BONES, FLOOR
+from posecode_ssg.motion.fk import lowest_by_bone_of_arrays
+from posecode_ssg.motion.rig import avatar as rig_avatar
+
+
+def held_up(ph: dict[str, Any]) -> bool:
+    """True when a phase (motion JSON) hangs the body from something other than the floor: it
+    grips, or pins an effector to a prop anchor (target not ``floor``) — the phases the numpy
+    floor clamp does not put on the floor (motion/solve/floorclamp.py ``floor_bound``). Reaches
+    hold nothing up; the wrap ({}) is free."""
+    return bool(ph.get("grip")) or any(target != FLOOR for _e, target in ph.get("pin", []))
+
+
+def lowest_points(ctx: Context) -> tuple[np.ndarray, np.ndarray]:
+    """(N,) lowest mesh y (m) of every sample and (N,) the index into ``BONES`` order of
+    :func:`lowest_by_bone_of_arrays`'s result of the bone that carries it (its name:
+    ``list(lows)[k]``), from the samples' joint positions, world quaternions and landmarks."""
+    s = ctx.s
+    av = rig_avatar(ctx.motion.get("avatar") or ctx.rig["defaultAvatar"])
+    q = s.orient / np.linalg.norm(s.orient, axis=-1, keepdims=True)
+    x, y, z, w = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    # row y of the rotation matrix of [x, y, z, w] (motion.rotation.quat_matrices)
+    row_y = np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], axis=-1)
+    pos = {b: s.pos[:, i] for i, b in enumerate(s.bones)}
+    rot_y = {b: row_y[:, i] for i, b in enumerate(s.bones)}
+    marks = {m: s.lm[:, i] for i, m in enumerate(s.landmarks)}
+    lows = np.stack(list(lowest_by_bone_of_arrays(av, pos, rot_y, marks).values()), axis=1)
+    k = np.argmin(lows, axis=1)
+    return lows[np.arange(ctx.n), k], k
+
+
+def floor_metrics(ctx: Context, res: DocumentMetrics) -> None:
+    """Float (mm): on every sample of a segment whose phase is not held up (:func:`held_up`; the
+    wrap is measured), the height of the figure's lowest mesh point above y = 0, 0 when it is at
+    or below the floor (float is the height above; sinking is not float). One violation per run
+    over ``float``'s limit (one per loop time), its subject the bone carrying the lowest point at
+    the worst sample."""
+    measured = np.zeros(ctx.n, bool)
+    for seg, a, b in ctx.runs:
+        measured[a:b + 1] = not held_up(ctx.phase(seg))
+    if not measured.any():
+        res.worst["float"] = None
+        return
+    low, owner = lowest_points(ctx)
+    height = np.where(measured, np.maximum(low, 0.0) * 1000.0, 0.0)
+    # the extended sample range repeats the first segment: one violation per loop time (the
+    # larger), named from its own worst sample, so a left/right tie that rounds differently in
+    # the two copies is not reported twice
+    found: dict[float, Violation] = {}
+    for v in run_violations(ctx, "float", "figure", height, measured, METRIC["float"].limit):
+        key = round(v.t, 3)
+        if key not in found or v.value > found[key].value:
+            found[key] = v
+    for v in found.values():
+        k = int(np.flatnonzero((ctx.loop_t == v.t) & (height == v.value))[0])
+        v.subject = BONES[int(owner[k])]
+        res.violations.append(v)
+    res.worst["float"] = float(height[measured].max())
