@@ -61,10 +61,7 @@ MOVEMENTS = [
 #: kept for them, since a baseline of a wrong pose would lock the bug in. They are still drawn
 #: (the actual image goes to the artifacts folder) and the movement is reported as xfail naming
 #: them; when the pose is fixed, delete the entry, run --update-baselines and review the frames.
-KNOWN_WRONG: dict[tuple[str, str], str] = {
-    ("prone-on-elbows", "p1-mid"): "body lifted on straight arms, pelvis off the floor mid-phase (pin pelvis floor)",
-    ("prone-on-elbows", "p7-mid"): "body lifted on straight arms, pelvis off the floor mid-phase (pin pelvis floor)",
-}
+KNOWN_WRONG: dict[tuple[str, str], str] = {}
 
 #: pins the frame to the figure: a fixed square view, the overlay controls (rep counter, reset
 #: button) hidden so the screenshot holds only what the runtime drew

@@ -11,11 +11,12 @@ from posecode_ssg.language.diagnostics import Diagnostic
 from posecode_ssg.language.vocabulary import expand_ground_lock
 
 from .collide import self_collision_depth
+from .midphase import limb_name, pin_lifts
 from .rig import SOLVER
 from .rotation import norm3
 from .solve import solve_keyframes
 
-__all__ = ["kinematic_diagnostics", "with_columns", "LOOP_POSE_REPORT"]
+__all__ = ["LOOP_POSE_REPORT", "kinematic_diagnostics", "with_columns"]
 
 
 def _cm(m: float) -> str:
@@ -58,6 +59,10 @@ def kinematic_diagnostics(program) -> list[Diagnostic]:
     - ``kinematic-self-collision``: a limb overlaps the torso, head or other leg by more than
       ``selfCollisionReport`` (5 mm) after the solve (collide.py), at the step line.
     - ``kinematic-foot-drift``: a planted foot ends more than 5 mm from where it was planted.
+    - ``kinematic-pin-lifted``: mid-phase, the authored path takes an arm or the head through the
+      floor while a floor pin holds the body on it, so the floor clamp lifts the pinned effector
+      off the floor (midphase.py :func:`~posecode_ssg.motion.midphase.pin_lifts`); names the
+      phase, the effector and the lift, at the pin's line.
     - ``kinematic-choreography-base``: ``turn``/``travel`` on a lying or seated start pose (out of
       scope, spec §6), at the step line.
     - ``kinematic-loop-start``: a loop that ends on its start pose as written (no wrap segment,
@@ -139,6 +144,16 @@ def kinematic_diagnostics(program) -> list[Diagnostic]:
             out.append(_warn("kinematic-choreography-base", kf.line,
                              f"{what} on the {program.start_pose} start pose is out of scope "
                              "(spec §6: standing poses only)", phase=kf.name))
+    for i, effector, lift, u, bone in pin_lifts(program, sol):
+        kf = program.keyframes[i]
+        line = next((c.line for c in kf.pins if c.effector == effector and c.line), kf.line)
+        out.append(_warn("kinematic-pin-lifted", line,
+                         f"pin {effector} floor cannot hold in phase {kf.name!r}: about {u:.0%} of the way "
+                         f"through, the authored angles take the {limb_name(bone)} {_cm(lift)} through the floor, so "
+                         f"the {effector} lifts {_cm(lift)} off it",
+                         "move the limb round the floor instead of through it (an arm out to the side "
+                         "first, then forward), or split the phase so it passes above the floor",
+                         phase=kf.name, effector=effector, lift=round(lift, 3), at=round(u, 2), bone=bone))
     if program.wrap == 0 and sol.phases:
         kf, end, base = program.keyframes[-1], sol.phases[-1].world, sol.base
         offsets = {s: float(norm3(end.root_rot.T @ (end.pos[f"ankle_{s}"] - end.root_pos)

@@ -158,6 +158,9 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
       // its footprint (world), held like a locked foot's (measure.js `holdError`)
       pin.lm = Int16Array.from(["sole", "toe", "heel"].map((n) => sk.landmarkIndex.get(`${n}_${side}`)));
       pin.print = footprint(sk.landmarkP, pin.lm[0], pin.lm[1], pin.lm[2], rig.solver.plantTolerance, new Float64Array(4));
+      // how high its lowest point was at the previous end (m, ≥ 0): replant.js lowers it from there
+      sk.measureLowest();
+      pin.h0 = Math.max(0, sk.lowestByBone[bone]);
     }
     if (floor) {
       const prev = prevPlan && prevPlan.pins.find((p) => p.floor && p.effector === effector);
