@@ -44,10 +44,40 @@ def lowest_points(ctx: Context) -> tuple[np.ndarray, np.ndarray]:
     return lows[np.arange(ctx.n), k], k
 
 
+def _previous_phase(ctx: Context, seg: int) -> dict[str, Any]:
+    """The phase a segment is entered from: the one before it; the first segment's is the last
+    phase when the loop has no wrap (it is entered from there), else the wrap ({})."""
+    if seg > 0:
+        return ctx.phase(seg - 1)
+    return ctx.phases[-1] if not float(ctx.motion.get("wrap") or 0.0) else {}
+
+
+def _falls(ctx: Context, height: np.ndarray) -> list[tuple[int, int]]:
+    """The free falls after letting go (``(first sample, landing sample)`` pairs): a segment not
+    held up entered from one that grips, whose figure starts above the floor and lands (comes
+    within ``float``'s limit) no later than a body falling from that height at rest would,
+    t = sqrt(2h/g) (g: rig.json ``solver.gravity``), plus one sample. A slower descent is float."""
+    out = []
+    g = float(ctx.solver["gravity"])
+    limit = METRIC["float"].limit
+    for seg, a, b in ctx.runs:
+        if held_up(ctx.phase(seg)) or not _previous_phase(ctx, seg).get("grip") or height[a] <= limit:
+            continue
+        down = np.flatnonzero(height[a:b + 1] <= limit)
+        if not len(down):
+            continue
+        land = a + int(down[0])
+        step = float(np.median(np.diff(ctx.s.t))) if ctx.n > 1 else 0.0
+        if ctx.s.t[land] - ctx.s.t[a] <= np.sqrt(2.0 * height[a] / 1000.0 / g) + step:
+            out.append((a, land))
+    return out
+
+
 def floor_metrics(ctx: Context, res: DocumentMetrics) -> None:
     """Float (mm): on every sample of a segment whose phase is not held up (:func:`held_up`; the
     wrap is measured), the height of the figure's lowest mesh point above y = 0, 0 when it is at
-    or below the floor (float is the height above; sinking is not float). One violation per run
+    or below the floor (float is the height above; sinking is not float). A body let go from a
+    grip that falls freely to the floor is not floating while it falls (:func:`_falls`). One violation per run
     over ``float``'s limit (one per loop time), its subject the bone carrying the lowest point at
     the worst sample."""
     measured = np.zeros(ctx.n, bool)
@@ -58,6 +88,9 @@ def floor_metrics(ctx: Context, res: DocumentMetrics) -> None:
         return
     low, owner = lowest_points(ctx)
     height = np.where(measured, np.maximum(low, 0.0) * 1000.0, 0.0)
+    for a, land in _falls(ctx, height):
+        measured[a:land] = False
+        height[a:land] = 0.0
     # the extended sample range repeats the first segment: one violation per loop time (the
     # larger), named from its own worst sample, so a left/right tie that rounds differently in
     # the two copies is not reported twice

@@ -512,4 +512,7 @@ SOLVER: Mapping[str, Any] = MappingProxyType({
     "reachChains": MappingProxyType({"hand": ("shoulder", "elbow"), "fist": ("shoulder", "elbow"),
                                      "elbow": ("shoulder",), "foot": ("hip", "knee"), "knee": ("hip",)}),
     "propTops": ("box", "seat"),  # props whose anchor is a top surface: a foot meets it with the sole
+    # m/s²: standard gravity (CGPM 1901). A body let go from a grip above the floor falls freely
+    # until it lands (runtime blend.js), and eval's float counts no such fall (evaluate/floor.py)
+    "gravity": 9.80665,
 })

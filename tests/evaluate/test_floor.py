@@ -178,3 +178,31 @@ def test_the_array_lowest_point_equals_world_lowest(avatar_id):
         want = plain.lowest_by_bone()
         assert {b: got[b][i] for b in BONES} == pytest.approx(want, abs=1e-12)
         assert min(got[b][i] for b in BONES) == pytest.approx(w.lowest(), abs=1e-12)
+
+
+G = RIG["solver"]["gravity"]
+
+
+@pytest.mark.parametrize("profile, fails", [("free fall", False), ("eased", True)])
+def test_letting_go_of_a_grip_is_a_fall_not_a_float_only_at_gravity(profile, fails):
+    # hanging 30 cm up, then let go: a body falling from rest lands after sqrt(2h/g) = 0.247 s;
+    # coming down slower (eased over the whole phase) is a float
+    h = 0.300
+    mot = motion([{"name": "Hang", "d": 0.5, "grip": [["hand_left", "bar_left"], ["hand_right", "bar_right"]]},
+                  {"name": "Let go", "d": 0.8}], wrap=0.5)
+    s = samples(mot)
+    raise_figure(s, -standing_sole_bottom(s)[0])
+    raise_figure(s, h, s.segment == 0)
+    t = s.t - 0.5
+    drop = s.segment == 1
+    if profile == "free fall":
+        y = np.maximum(0.0, h - 0.5 * G * t ** 2)
+    else:
+        u = np.clip(t / 0.8, 0.0, 1.0)
+        y = h * (1.0 - u * u * (3.0 - 2.0 * u))
+    s.pos[drop, :, 1] += y[drop, None]
+    s.lm[drop, :, 1] += y[drop, None]
+    res = evaluate_samples(s, mot, RIG)
+    assert bool(floats(res)) is fails
+    if fails:
+        assert floats(res)[0].phase == "Let go" and floats(res)[0].value > 100.0

@@ -8,7 +8,9 @@
  * offset is applied with weight 1 − smoothstep(u) (u: 0–1 through the segment):
  *   root = root + k·Δp,  rootQ = slerp(1, ΔR, k)·rootQ,  e_b = e_b + k·(e_b,end − e_b,start),
  * so the pose is continuous at every boundary (equal to the previous end at u = 0) and equals
- * this segment's solve, hence the keyframe solve, at u = 1. The velocity too: the difference of
+ * this segment's solve, hence the keyframe solve, at u = 1. Letting go of a grip (`plan.release`)
+ * the root's height offset Δy > 0 falls freely instead, max(0, Δy − g·t²/2) (g: rig.json
+ * `solver.gravity`), so the body drops and lands as a body does. The velocity too: the difference of
  * the two solves' rates at the boundary (from solves 1 ms either side, recorded at load) is added
  * with the cubic Hermite weight g(u) = T·u(1 − u)² (T the segment's length: g(0) = g(1) = 0,
  * dg/dt = 1 at u = 0 and 0 at u = 1) to each joint's angles, so a contact handover (a stance foot
@@ -117,6 +119,12 @@ export const entryBlend = {
     if (!p.blends) { if (xb) sk.forward(ctx.localQ); return; }
     const k = 1 - u * u * (3 - 2 * u), g = T * u * (1 - u) * (1 - u);
     for (let a = 0; a < 3; a++) sk.rootPos[a] += k * p.blend[a];
+    // let go of a grip above the floor: the body falls freely from where it hung (at rest) until
+    // it lands, y = h − g·t²/2, not eased down over the whole phase (a float)
+    if (p.release && p.blend[1] > 0) {
+      const t = u * T;
+      sk.rootPos[1] += Math.max(0, p.blend[1] - 0.5 * ctx.rig.solver.gravity * t * t) - k * p.blend[1];
+    }
     if (p.blendQ) {
       _q.set(p.blendQ);
       slerpInto(_q, 0, ID, 0, k);   // slerp(1, ΔR, k)

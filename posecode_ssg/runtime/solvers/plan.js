@@ -101,6 +101,8 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
   // the previous support, decided by the compiler (motion JSON `support`; the start pose stands
   // on both feet)
   const support = new Set(prevPhase ? prevPhase.support : ["foot_left", "foot_right"]);
+  // let go: the previous phase hung from a grip and this one does not (blend.js: a free fall)
+  plan.release = !!(prevPhase && (prevPhase.grip || []).length && !(phase.grip || []).length);
   const gl = phase.gl || [];
   const feet = SIDES.filter((s) => gl.includes(`foot_${s}`));
   if (feet.length && !gl.includes("back")) {
