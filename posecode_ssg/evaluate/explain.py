@@ -25,16 +25,16 @@ def explain(violations: list[Violation], diagnostics: list, phases: list[str]) -
         "self_collision": ("kinematic-self-collision",),
     }
     for v in violations:
+        # the phase of the violation, or the one before it (leaving an impossible keyframe)
+        k = phases.index(v.phase) if v.phase in phases else len(phases)
+        near = {v.phase, phases[k - 1] if phases else None}
         if v.metric == "float":
-            _explain_float(v, diagnostics)
+            _explain_float(v, diagnostics, near)
             continue
         want = codes.get(v.metric)
         if not want:
             continue
         effector = v.subject.split()[0]
-        # the phase of the violation, or the one before it (leaving an impossible keyframe)
-        k = phases.index(v.phase) if v.phase in phases else len(phases)
-        near = {v.phase, phases[k - 1] if phases else None}
         for d in diagnostics:
             extra = getattr(d, "extra", {}) or {}
             if d.code not in want or extra.get("phase") not in near:
@@ -48,15 +48,17 @@ def explain(violations: list[Violation], diagnostics: list, phases: list[str]) -
             break
 
 
-def _explain_float(v: Violation, diagnostics: list) -> None:
+def _explain_float(v: Violation, diagnostics: list, near: set) -> None:
     """A float (mm) is explained by a ``kinematic-ground-lock-lifted`` diagnostic of its own phase
-    whose contact is at least as high (its ``extra.height``, m, + the float limit) when the phase
-    begins: the keyframe solve already says the phase starts with that contact in the air, and the
-    figure comes down during the segment (a ground-lock after a hang or a box, docs/eval.md). The
-    figure's lowest point can be no higher than that contact there, so a higher float is another one."""
+    or the one before it (``near``: the segment leaving that phase starts where it ended, as for
+    every other metric) whose contact is at least as high (its ``extra.height``, m, + the float
+    limit) when the phase begins: the keyframe solve already says the phase starts with that
+    contact in the air, and the figure comes down during the segment (a ground-lock after a hang
+    or a box, docs/eval.md). The figure's lowest point can be no higher than that contact there,
+    so a higher float is another one."""
     for d in diagnostics:
         extra = getattr(d, "extra", {}) or {}
-        if d.code != "kinematic-ground-lock-lifted" or extra.get("phase") != v.phase:
+        if d.code != "kinematic-ground-lock-lifted" or extra.get("phase") not in near:
             continue
         if v.value <= float(extra.get("height", 0.0)) * 1000.0 + v.limit:
             v.explained = {"line": d.line, "column": d.column, "code": d.code, "message": d.message}

@@ -131,9 +131,11 @@ def test_only_held_phases_is_nothing_to_measure():
 
 
 @pytest.mark.parametrize("phase, height, explained", [("Down", 0.300, True), ("Down", 0.100, False),
-                                                     ("Hang", 0.300, False)])
+                                                     ("Hang", 0.300, True), ("Stand", 0.300, False)])
 def test_a_ground_lock_lifted_at_its_phase_start_explains_the_float_there(phase, height, explained):
-    # the segment leaving a hang: it starts 300 mm up and comes down to the floor by its end
+    # the segment leaving a hang: it starts 300 mm up and comes down to the floor by its end;
+    # a lifted lock of its own phase or of the one before (which it leaves) explains that, not
+    # one of an unrelated phase
     mot = motion([{"name": "Hang", "d": 0.5, "grip": [["hand_left", "bar_left"]]},
                   {"name": "Down", "d": 0.5, "gl": ["foot_left", "foot_right"]}])
     s = samples(mot)

@@ -21,7 +21,8 @@
  * the axes of its rig.json `rom` box) and the sum is clamped into the box (widened to the
  * unblended and the end angle): a quaternion slerp between an open and a gripping hand leaves the thumb's
  * box by 3.3°, and a box is convex only in these angles (timeline.js). A floor-bound figure is
- * then kept from sinking below the floor.
+ * then kept on the floor (entered from the floor) or from sinking below it (entered from a hang
+ * or a prop, which it leaves by the blend or the fall).
  * @module solvers/blend
  */
 
@@ -136,7 +137,9 @@ export const entryBlend = {
     // a free leg the blended angles push through the floor is lifted by its own chain while the
     // body rests on a pin or lock (swingclearance.js), not the whole body off its support
     if (p.swing.length) clearFreeLimbs(ctx);
+    // a floor-bound figure entered from the floor stays on it (the blended root would otherwise
+    // float it until the offset has decayed); none sinks below it
     const low = sk.measureLowest();
-    if (low < 0) sk.translate(0, -low, 0);
+    if (low < 0 || (ctx.floorBound && p.fromFloor)) sk.translate(0, -low, 0);
   },
 };
