@@ -53,10 +53,12 @@ def _previous_phase(ctx: Context, seg: int) -> dict[str, Any]:
 
 
 def _falls(ctx: Context, height: np.ndarray) -> list[tuple[int, int]]:
-    """The free falls after letting go (``(first sample, landing sample)`` pairs): a segment not
-    held up entered from one that grips, whose figure starts above the floor and lands (comes
-    within ``float``'s limit) no later than a body falling from that height at rest would,
-    t = sqrt(2h/g) (g: rig.json ``solver.gravity``), plus one sample. A slower descent is float."""
+    """The drops after letting go (``(first sample, landing sample)`` pairs): a segment not held
+    up entered from one that grips, whose figure starts above the floor and lands (comes within
+    ``float``'s limit) no later than the smooth descent from that height whose acceleration
+    never exceeds gravity's does, t = sqrt(6h/g) (smoothstep: peak acceleration 6h/t²; g:
+    rig.json ``solver.gravity``; a free fall lands sooner, at sqrt(2h/g)), plus one sample. A
+    slower descent is float."""
     out = []
     g = float(ctx.solver["gravity"])
     limit = METRIC["float"].limit
@@ -68,7 +70,7 @@ def _falls(ctx: Context, height: np.ndarray) -> list[tuple[int, int]]:
             continue
         land = a + int(down[0])
         step = float(np.median(np.diff(ctx.s.t))) if ctx.n > 1 else 0.0
-        if ctx.s.t[land] - ctx.s.t[a] <= np.sqrt(2.0 * height[a] / 1000.0 / g) + step:
+        if ctx.s.t[land] - ctx.s.t[a] <= np.sqrt(6.0 * height[a] / 1000.0 / g) + step:
             out.append((a, land))
     return out
 
@@ -77,7 +79,7 @@ def floor_metrics(ctx: Context, res: DocumentMetrics) -> None:
     """Float (mm): on every sample of a segment whose phase is not held up (:func:`held_up`; the
     wrap is measured), the height of the figure's lowest mesh point above y = 0, 0 when it is at
     or below the floor (float is the height above; sinking is not float). A body let go from a
-    grip that falls freely to the floor is not floating while it falls (:func:`_falls`). One violation per run
+    grip that drops to the floor at gravity's pace is not floating while it drops (:func:`_falls`). One violation per run
     over ``float``'s limit (one per loop time), its subject the bone carrying the lowest point at
     the worst sample."""
     measured = np.zeros(ctx.n, bool)

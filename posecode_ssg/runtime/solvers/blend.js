@@ -9,8 +9,9 @@
  *   root = root + k·Δp,  rootQ = slerp(1, ΔR, k)·rootQ,  e_b = e_b + k·(e_b,end − e_b,start),
  * so the pose is continuous at every boundary (equal to the previous end at u = 0) and equals
  * this segment's solve, hence the keyframe solve, at u = 1. Letting go of a grip (`plan.release`)
- * the root's height offset Δy > 0 falls freely instead, max(0, Δy − g·t²/2) (g: rig.json
- * `solver.gravity`), so the body drops and lands as a body does. The velocity too: the difference of
+ * the root's height offset Δy > 0 drops instead as fast as a smooth descent at no more than
+ * gravity's acceleration, min(k·Δy, Δy·(1 − smoothstep(t/√(6Δy/g)))) (g: rig.json
+ * `solver.gravity`), so the body drops off the bar and lands. The velocity too: the difference of
  * the two solves' rates at the boundary (from solves 1 ms either side, recorded at load) is added
  * with the cubic Hermite weight g(u) = T·u(1 − u)² (T the segment's length: g(0) = g(1) = 0,
  * dg/dt = 1 at u = 0 and 0 at u = 1) to each joint's angles, so a contact handover (a stance foot
@@ -120,11 +121,14 @@ export const entryBlend = {
     if (!p.blends) { if (xb) sk.forward(ctx.localQ); return; }
     const k = 1 - u * u * (3 - 2 * u), g = T * u * (1 - u) * (1 - u);
     for (let a = 0; a < 3; a++) sk.rootPos[a] += k * p.blend[a];
-    // let go of a grip above the floor: the body falls freely from where it hung (at rest) until
-    // it lands, y = h − g·t²/2, not eased down over the whole phase (a float)
+    // let go of a grip above the floor: the body drops from where it hung (at rest) as fast as
+    // a smooth descent whose acceleration never exceeds gravity's, h·(1 − smoothstep(t/tf)) with
+    // tf = √(6h/g) (its peak acceleration 6h/tf² = g), not eased down over the whole phase (a
+    // float), and lands without a jolt the authored knees could not absorb; never slower than
+    // the ease, so the phase still ends where the keyframe solve puts it
     if (p.release && p.blend[1] > 0) {
-      const t = u * T;
-      sk.rootPos[1] += Math.max(0, p.blend[1] - 0.5 * ctx.rig.solver.gravity * t * t) - k * p.blend[1];
+      const h = p.blend[1], eased = k * h, x = Math.min(1, u * T / Math.sqrt(6 * h / ctx.rig.solver.gravity));
+      sk.rootPos[1] += Math.min(eased, h * (1 - x * x * (3 - 2 * x))) - eased;
     }
     if (p.blendQ) {
       _q.set(p.blendQ);
