@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from posecode_ssg.evaluate.context import Context, side_of
+from posecode_ssg.evaluate.floor import subtree_low
 from posecode_ssg.evaluate.runs import merge_worst, run_violations, worst_of
 from posecode_ssg.evaluate.thresholds import METRIC, DocumentMetrics, Violation
 
@@ -23,7 +24,9 @@ def anchored_metrics(ctx: Context, res: DocumentMetrics) -> None:
     prop anchor), in mm: over a whole segment when the previous phase already held the same
     effector on the same anchor, else at the phase end only (the body travels to the bar during
     the segment that takes hold). Reach residual (mm) at each phase end: distance to a prop anchor
-    or body landmark, or the contact's height above the floor for ``floor``."""
+    or body landmark, or for ``floor`` the height above it of the lowest mesh point of the
+    effector's subtree (the floor target's definition, KR §7.1: evaluate/floor.py
+    :func:`~posecode_ssg.evaluate.floor.subtree_low`)."""
     grip = np.zeros(ctx.n)
     gmask = np.zeros(ctx.n, bool)
     pin = np.zeros(ctx.n)
@@ -56,7 +59,9 @@ def anchored_metrics(ctx: Context, res: DocumentMetrics) -> None:
     for seg, a, b in ctx.runs:
         for e, target in ctx.phase(seg).get("reach", []):
             if target == "floor":
-                r = float(abs(ctx.contact_height(e)[b]))
+                # the target's own definition (KR §7.1): the effector's subtree rests its lowest
+                # mesh point on y = 0 (a prone foot on its top, a hand on palm or fingers)
+                r = float(abs(subtree_low(ctx, ctx.rig["effectors"][e])[b]))
             elif target in ctx.anchors:
                 r = float(np.linalg.norm(_effector_point(ctx, e, target)[b] - ctx.anchors[target]))
             else:

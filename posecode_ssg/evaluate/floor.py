@@ -14,7 +14,7 @@ from posecode_ssg.evaluate.context import Context
 from posecode_ssg.evaluate.runs import run_violations
 from posecode_ssg.evaluate.thresholds import METRIC, DocumentMetrics, Violation
 from posecode_ssg.language.vocabulary import BONES, FLOOR
-from posecode_ssg.motion.fk import lowest_by_bone_of_arrays
+from posecode_ssg.motion.fk import lowest_by_bone_of_arrays, subtree
 from posecode_ssg.motion.rig import avatar as rig_avatar
 
 
@@ -26,22 +26,38 @@ def held_up(ph: dict[str, Any]) -> bool:
     return bool(ph.get("grip")) or any(target != FLOOR for _e, target in ph.get("pin", []))
 
 
+def bone_lows(ctx: Context) -> dict[str, np.ndarray]:
+    """bone -> (N,) lowest mesh y (m) of the mesh each bone carries, on every sample
+    (:func:`lowest_by_bone_of_arrays` of the samples' joint positions, world quaternions and
+    landmarks), computed once per context."""
+    if getattr(ctx, "_bone_lows", None) is None:
+        s = ctx.s
+        av = rig_avatar(ctx.motion.get("avatar") or ctx.rig["defaultAvatar"])
+        q = s.orient / np.linalg.norm(s.orient, axis=-1, keepdims=True)
+        x, y, z, w = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+        # row y of the rotation matrix of [x, y, z, w] (motion.rotation.quat_matrices)
+        row_y = np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], axis=-1)
+        pos = {b: s.pos[:, i] for i, b in enumerate(s.bones)}
+        rot_y = {b: row_y[:, i] for i, b in enumerate(s.bones)}
+        marks = {m: s.lm[:, i] for i, m in enumerate(s.landmarks)}
+        ctx._bone_lows = lowest_by_bone_of_arrays(av, pos, rot_y, marks)
+    return ctx._bone_lows
+
+
 def lowest_points(ctx: Context) -> tuple[np.ndarray, np.ndarray]:
     """(N,) lowest mesh y (m) of every sample and (N,) the index into ``BONES`` order of
     :func:`lowest_by_bone_of_arrays`'s result of the bone that carries it (its name:
-    ``list(lows)[k]``), from the samples' joint positions, world quaternions and landmarks."""
-    s = ctx.s
-    av = rig_avatar(ctx.motion.get("avatar") or ctx.rig["defaultAvatar"])
-    q = s.orient / np.linalg.norm(s.orient, axis=-1, keepdims=True)
-    x, y, z, w = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
-    # row y of the rotation matrix of [x, y, z, w] (motion.rotation.quat_matrices)
-    row_y = np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], axis=-1)
-    pos = {b: s.pos[:, i] for i, b in enumerate(s.bones)}
-    rot_y = {b: row_y[:, i] for i, b in enumerate(s.bones)}
-    marks = {m: s.lm[:, i] for i, m in enumerate(s.landmarks)}
-    lows = np.stack(list(lowest_by_bone_of_arrays(av, pos, rot_y, marks).values()), axis=1)
+    ``list(lows)[k]``)."""
+    lows = np.stack(list(bone_lows(ctx).values()), axis=1)
     k = np.argmin(lows, axis=1)
     return lows[np.arange(ctx.n), k], k
+
+
+def subtree_low(ctx: Context, bone: str) -> np.ndarray:
+    """(N,) lowest mesh y (m) of a bone and everything it carries (a hand: the wrist's palm and
+    the fingers; a foot: the ankle's shoe and sole box), on every sample."""
+    lows = bone_lows(ctx)
+    return np.min(np.stack([lows[b] for b in subtree(bone)]), axis=0)
 
 
 def _previous_phase(ctx: Context, seg: int) -> dict[str, Any]:
