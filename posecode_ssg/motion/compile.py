@@ -33,14 +33,22 @@ from posecode_ssg.language.vocabulary import (
     AVATARS,
     BONES,
     DEFAULT_AVATAR,
+    EFFECTOR_BONE,
+    FLOOR,
     expand_ground_lock,
 )
 
-from .fk import forward_kinematics
+from .fk import forward_kinematics, subtree
 from .rest import NO_REST, keyframe_rest
 from .rig import DEFAULT_START_POSE, START_POSES_TABLE
 from .rig import avatar as rig_avatar
-from .rotation import align_hemisphere, euler_to_matrix, euler_to_quat, rot_y, round_quat
+from .rotation import (
+    align_hemisphere,
+    euler_to_matrix,
+    euler_to_quat,
+    rot_y,
+    round_quat,
+)
 from .startpose import grounded_start_root
 from .support import BOTH_FEET, floor_foot_pin, is_gait, phase_support
 
@@ -364,7 +372,8 @@ def compile_ir(ir: IR, *, avatar: str | None = None) -> MotionProgram:
 def _decide_rests(program: MotionProgram) -> None:
     """The rest (motion/rest.py) of the start pose and of every keyframe the floor alone holds
     (no ground-lock, pin or grip), on a lying or seated start pose in a scene without props (a
-    body on a prop rests on the prop, and a standing body is never tipped, issue 18)."""
+    body on a prop rests on the prop, and a standing body is never tipped, issue 18); the limbs
+    of its reaches to a body landmark or an anchor are left out of the rest's mesh."""
     if not program.tilted_base or program.props:
         return
     av = rig_avatar(program.avatar)
@@ -376,4 +385,7 @@ def _decide_rests(program: MotionProgram) -> None:
         if kf.ground_lock or kf.pins or kf.grips:
             continue
         at = root + np.array([kf.travel[0], 0.0, kf.travel[1]])
-        kf.rest = keyframe_rest(forward_kinematics(av, kf.euler, at, rot_y(kf.turn).dot(base_rot)))
+        # a limb reaching for a body landmark or an anchor goes there whatever the tip: it neither
+        # holds the body nor stops the tip
+        free = frozenset(b for c in kf.reaches if c.target != FLOOR for b in subtree(EFFECTOR_BONE[c.effector]))
+        kf.rest = keyframe_rest(forward_kinematics(av, kf.euler, at, rot_y(kf.turn).dot(base_rot)), free)

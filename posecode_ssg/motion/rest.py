@@ -65,21 +65,25 @@ class _Mesh:
     radii ``r`` (n,), ellipsoid centres ``e`` (m, 3) with axis matrices ``M`` (m, 3, 3) (columns:
     the semi-axes in world space), and the corners ``k`` (16, 3) of both sole boxes."""
 
-    def __init__(self, w: World):
+    def __init__(self, w: World, skip: frozenset = frozenset()):
         av = w.avatar
+        prep = prepared(av)
         c, r = [], []
-        for a, b, r0, r1 in av.segments:
-            c += [w.pos[a], w.point(b)]
-            r += [r0, r1]
-        self.c, self.r = np.array(c), np.array(r)
+        for (a, b, r0, r1), (*_x, owner, _r0, _r1) in zip(av.segments, prep.segments):
+            if owner not in skip:
+                c += [w.pos[a], w.point(b)]
+                r += [r0, r1]
+        self.c, self.r = np.array(c).reshape(-1, 3), np.array(r)
         e, M = [], []
         for _n, bone, rad, scale, off in av.volumes:
+            if bone in skip:
+                continue
             R = w.rot[bone]
             e.append(w.pos[bone] + R @ np.asarray(off))
             M.append(R * (rad * np.asarray(scale)))
-        self.e, self.M = np.array(e), np.array(M)
-        box = prepared(av).sole_box
-        self.k = np.vstack([box @ w.rot[f"ankle_{s}"].T + w.pos[f"ankle_{s}"] for s in ("left", "right")])
+        self.e, self.M = np.array(e).reshape(-1, 3), np.array(M).reshape(-1, 3, 3)
+        self.k = np.vstack([prep.sole_box @ w.rot[f"ankle_{s}"].T + w.pos[f"ankle_{s}"]
+                            for s in ("left", "right") if f"ankle_{s}" not in skip]).reshape(-1, 3)
 
     def turned(self, Q: np.ndarray, p: np.ndarray) -> _Mesh:
         """This mesh turned by rotation ``Q`` (3, 3) about point ``p`` (3,)."""
@@ -189,15 +193,16 @@ def _tip(mesh: _Mesh, com: np.ndarray, p: np.ndarray, axis: np.ndarray, old: np.
     return Q, m, low, c, new or side > 0
 
 
-def rest_transform(w: World, max_pivots: int = 3) -> tuple[np.ndarray, np.ndarray]:
+def rest_transform(w: World, max_pivots: int = 3, free: frozenset = frozenset()) -> tuple[np.ndarray, np.ndarray]:
     """The rest of a dropped figure ``w`` (lowest point on y = 0): ``(Q, shift)``, the rotation
     (3, 3) and root translation (3,) (m) that turn the whole figure, rigidly, about what touches
     the floor until its centre of mass lies over the support (the convex hull of the touching
     points) or a new surface comes down, for up to ``max_pivots`` pivots (a point, then the line
     of two contacts, then a third), each within 60°. The new root is ``Q @ root_rot`` at
     ``root_pos + shift``; its lowest point stays on y = 0. ``(I, 0)`` when the body already
-    rests."""
-    mesh = _Mesh(w)
+    rests. ``free``: bones whose mesh neither holds the body nor stops a tip (a hand reaching for
+    the ankles is moved there by the reach, wherever the tip leaves it)."""
+    mesh = _Mesh(w, free)
     com = centre_of_mass(w)
     Qt, shift = np.eye(3), np.zeros(3)
     root = w.root_pos.astype(float).copy()
@@ -240,16 +245,17 @@ def rest_transform(w: World, max_pivots: int = 3) -> tuple[np.ndarray, np.ndarra
 NO_REST: tuple[float, ...] = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 
-def keyframe_rest(w: World) -> tuple[float, ...]:
+def keyframe_rest(w: World, free: frozenset = frozenset()) -> tuple[float, ...]:
     """The motion JSON ``rest`` of a keyframe posed as ``w`` (its root where the timeline puts
     it, before the drop): ``(rx, ry, rz, dx, dy, dz)``, the rotation vector (degrees, world axes)
     that turns the figure's root rotation (left-multiplied) and the offset (m) of its root, drop
     included, rounded as the motion JSON writes them (4 decimals) so the keyframe solve and the
-    runtime use the same numbers. :data:`NO_REST` when the dropped figure already rests."""
+    runtime use the same numbers; ``free`` as for :func:`rest_transform`. :data:`NO_REST` when
+    the dropped figure already rests."""
     drop = np.array([0.0, -w.lowest(), 0.0])
     dropped = World(w.avatar, {b: p + drop for b, p in w.pos.items()}, w.rot,
                     {n: p + drop for n, p in w.landmarks.items()}, w.root_pos + drop, w.root_rot)
-    Q, shift = rest_transform(dropped)
+    Q, shift = rest_transform(dropped, free=free)
     v = _rotation_vector(Q)
     if float(np.linalg.norm(v)) < 1e-3:
         return NO_REST

@@ -154,3 +154,17 @@ def test_phases_held_by_a_contact_keep_no_rest():
     src = SEATED_FOLD.replace("    spine: flex 25\n", "    spine: flex 25\n    pin: pelvis floor\n")
     program = compile_ir(parse(src).ir)
     assert program.keyframes[0].rest == NO_REST
+
+
+def test_hands_reaching_for_the_ankles_do_not_stop_the_fold():
+    # a seated hamstring stretch as authors write it: the hands reach for the ankles, so the
+    # reach moves them wherever the tip leaves them; the trunk folds over legs that stay down
+    src = SEATED_FOLD.replace("    shoulders: flex 60\n", "    shoulders: flex 80\n"
+                              "    reach: hand_left ankle_left\n    reach: hand_right ankle_right\n", 1)
+    program = compile_ir(parse(src).ir)
+    w = solve_keyframes(program).phases[0].world
+    low = w.lowest_by_bone()
+    assert max(low["ankle_left"], low["ankle_right"]) - min(low.values()) < 0.010
+    assert min(low["knee_left"], low["knee_right"]) - min(low.values()) < 0.010
+    # and the trunk is over the thighs: the chest in front of the hips
+    assert w.pos["chest"][2] > w.pos["hip_left"][2] + 0.1
