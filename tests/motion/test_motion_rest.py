@@ -168,3 +168,30 @@ def test_hands_reaching_for_the_ankles_do_not_stop_the_fold():
     assert min(low["knee_left"], low["knee_right"]) - min(low.values()) < 0.010
     # and the trunk is over the thighs: the chest in front of the hips
     assert w.pos["chest"][2] > w.pos["hip_left"][2] + 0.1
+
+
+def test_any_lying_or_seated_pose_ends_its_rest_on_the_floor():
+    # random poses inside the ROM boxes on the three tilted bases: the rest leaves the figure's
+    # lowest point on y = 0 (what the JSON writes, rounded, is what the solve and runtime use)
+    from posecode_ssg.motion.rest import keyframe_rest
+    from posecode_ssg.motion.rig import ROM
+
+    rng = np.random.default_rng(3)
+    av = avatar()
+    tipped = 0
+    for _ in range(60):
+        pose = str(rng.choice(["supine", "prone", "seated"]))
+        sp = START_POSES_TABLE[pose]
+        joints = dict(sp.joints)
+        for b in ROM:
+            if rng.random() < 0.3:
+                joints[b] = tuple(float(rng.uniform(*ROM[b][ax])) for ax in "xyz")
+        R = euler_to_matrix(sp.root_euler)
+        root = np.array([0.0, 0.5, 0.0])
+        rest = keyframe_rest(forward_kinematics(av, joints, root, R))
+        if rest == NO_REST:
+            continue
+        tipped += 1
+        w = forward_kinematics(av, joints, root + np.asarray(rest[3:]), rest_rotation(rest) @ R)
+        assert abs(w.lowest()) < 2e-4
+    assert tipped > 30
