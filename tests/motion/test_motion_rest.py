@@ -195,3 +195,16 @@ def test_any_lying_or_seated_pose_ends_its_rest_on_the_floor():
         w = forward_kinematics(av, joints, root + np.asarray(rest[3:]), rest_rotation(rest) @ R)
         assert abs(w.lowest()) < 2e-4
     assert tipped > 30
+
+
+def test_the_hook_lying_example_of_the_language_guide_has_back_and_soles_down():
+    # docs/language.md promises that its hook-lying angles put the back and both soles down
+    from pathlib import Path
+    text = (Path(__file__).resolve().parents[2] / "docs" / "language.md").read_text(encoding="utf-8")
+    start = text.index('posecode exercise "Hook-lying"')
+    program = compile_ir(parse(text[start:text.index("```", start)]).ir)
+    w = solve_keyframes(program).phases[0].world
+    low = w.lowest_by_bone()
+    assert low["spine"] < 0.002
+    for side in ("left", "right"):
+        assert w.landmarks[f"heel_{side}"][1] < 0.003 and w.landmarks[f"toe_{side}"][1] < 0.003
