@@ -515,7 +515,4 @@ SOLVER: Mapping[str, Any] = MappingProxyType({
     # m/s²: standard gravity (CGPM 1901). A body let go from a grip above the floor falls freely
     # until it lands (runtime blend.js), and eval's float counts no such fall (evaluate/floor.py)
     "gravity": 9.80665,
-    "sitBackRounds": 4,           # ground-lock: rounds of the sit-back of a foot short of dorsiflexion
-    "sitBackMaxDeg": 8.0,         # deg: the most of that shortfall the sit-back takes up (beyond, the pose
-                                  # is out of the ankle's reach: the heel lifts, kinematic-foot-flat)
 })

@@ -170,11 +170,6 @@ def ground_lock(pose: Pose, locks: tuple[str, ...], anchors: dict[str, np.ndarra
                 two_bone(pose, f"hip_{s}", f"knee_{s}", f"ankle_{s}", vadd(joint_xyz(w, f"ankle_{s}"), err))
                 swivel(pose, s, anchors[f"foot_{s}"][1], kh)
     firm = {s for s, _kh, kv in held if kv >= float(SOLVER["firmHold"])} if feet else set()
-    if level and not settled and len(feet) == 2:
-        taken: dict[str, float] = {}
-        for _i in range(int(SOLVER["sitBackRounds"])):
-            if not sit_back(pose, held, anchors, semantic_ankle, taken):
-                break
     for s in (planted if level else ()):
         # settled: level, on its anchor and heading within the tolerance: the report only
         rep = (level_report(level_angles(pose.world(), s, semantic_ankle[s])) if settled
@@ -226,51 +221,6 @@ def ground_lock(pose: Pose, locks: tuple[str, ...], anchors: dict[str, np.ndarra
                 pose.rotate_root_about(yaw_axis, step, pivot)
             hold_uppers(pose, uppers, anchors)
     result.planted.update({f"foot_{s}": pose.world().landmarks[f"sole_{s}"].copy() for s in planted})
-
-
-def sit_back(pose: Pose, held: list[tuple[str, float, float]], anchors: dict,
-             semantic_ankle: dict[str, float], taken: dict[str, float]) -> float:
-    """Heels down past the ankle's range (issue 18; runtime twin ``groundlock.js`` ``sitBack``):
-    a firmly held, levelled foot whose shin leans forward more than the ankle's dorsiflexion
-    limit allows (a demi-plié's knees over the toes) would lift its heel; instead the root moves
-    back, along the feet's mean heading, by the mean over such feet of L·sin(excess) (L the
-    hip-to-ankle distance, the excess the angle (degrees) the box is short of flat, at most
-    ``SOLVER["sitBackMaxDeg"]`` over the rounds, ``taken`` per foot), and each held
-    leg takes its foot back to its anchor, so the shins stand up by about the excess and the hip
-    flexes by it: the pelvis sits back over the heels, as a body with that ankle range does.
-    Returns the move (m; 0 when no foot needs it). The shin stands up by less than the excess
-    (the leg's IK bends the knee as the hip moves away), so ``SOLVER["sitBackRounds"]`` rounds
-    run, each on what the last one left."""
-    w = pose.world()
-    moves, heading = [], np.zeros(3)
-    if len(held) < 2 or any(kv < float(SOLVER["firmHold"]) for _s, _kh, kv in held):
-        return 0.0                               # both feet firmly down: a stance to sit back in
-    for s, _kh, _kv in held:
-        lv = level_angles(w, s, semantic_ankle[s])
-        if lv is None or lv[3] > 0.0:
-            continue                             # tiptoe intent: the authored pitch is kept
-        excess = lv[2] - lv[1]                   # used − needed: > 0, short of dorsiflexion
-        if excess <= float(SOLVER["levelMissDeg"]):
-            continue
-        # what the sit-back has taken up so far counts against its most (the rounds)
-        take = min(excess, max(0.0, float(SOLVER["sitBackMaxDeg"]) - taken.get(s, 0.0)))
-        if take <= 0.0:
-            continue
-        taken[s] = taken.get(s, 0.0) + take
-        moves.append(float(norm3(w.pos[f"hip_{s}"] - w.pos[f"ankle_{s}"])) * np.sin(np.radians(take)))
-        f = w.landmarks[f"toe_{s}"] - w.landmarks[f"heel_{s}"]
-        f = np.array([f[0], 0.0, f[2]])
-        heading += f / max(float(norm3(f)), 1e-9)
-    if not moves or float(norm3(heading)) < 1e-9:
-        return 0.0
-    d = float(np.mean(moves))
-    pose.move(tuple(-d * heading / float(norm3(heading))))
-    for s, kh, _kv in held:
-        w = pose.world()
-        err = vscale(hold_error_xyz(w, s, anchors[f"foot_{s}"]), kh)
-        two_bone(pose, f"hip_{s}", f"knee_{s}", f"ankle_{s}", vadd(joint_xyz(w, f"ankle_{s}"), err))
-        swivel(pose, s, anchors[f"foot_{s}"][1], kh)
-    return d
 
 
 def run(st) -> None:

@@ -6,8 +6,8 @@
  * @module solvers/groundlock
  */
 
-import { ankleX, flatAnkle, holdError, holdMu, placeXZ } from "./measure.js";
-import { axisAngle, DEG, matrix, mul, rotateVec, turnXZ } from "../quat.js";
+import { ankleX, holdError, holdMu, placeXZ } from "./measure.js";
+import { axisAngle, matrix, mul, rotateVec, turnXZ } from "../quat.js";
 import { holdUppers, upperGap } from "./hands.js";
 import { levelFoot, levelled, shiftLeg, swivel } from "./limb.js";
 
@@ -80,10 +80,6 @@ export const groundLock = {
       }
     }
     if (p.uppers.length) pivotOnFeet(ctx);
-    if (p.lockLevel && n === 2) {
-      _taken[0] = _taken[1] = 0;
-      for (let i = 0; i < solver.sitBackRounds && sitBack(ctx, A, auth); i++);
-    }
     const tol = ctx.rig.solver.plantTolerance;
     for (let k = 0; k < n; k++) {
       const wk = p.lockWeight[k];
@@ -104,47 +100,6 @@ export const groundLock = {
     }
   },
 };
-
-/**
- * Heels down past the ankle's range (solve/groundlock.py `sit_back`): a firmly held, levelled foot
- * whose shin leans forward more than the ankle's dorsiflexion limit allows would lift its heel;
- * the root moves back along the feet's mean heading by the mean of L·sin(excess) (L hip to ankle,
- * the excess the degrees the box is short of flat, at most `solver.sitBackMaxDeg` over the rounds)
- * and each held leg takes its foot back to its anchor, so the pelvis sits back over the heels.
- * `auth`: the feet's authored ankle x.
- * @returns {number} the move (m), 0 when no foot needs it
- */
-const _taken = new Float64Array(2);
-function sitBack(ctx, A, auth) {
-  const p = ctx.plan, sk = ctx.skeleton, P = sk.worldP, L = sk.landmarkP, solver = ctx.rig.solver;
-  const m = solver.plantigradeMaxAnkle, band = solver.plantigradeBlend;
-  let sum = 0, count = 0, hx = 0, hz = 0;
-  for (let k = 0; k < p.lockFeet.length; k++) {
-    if (!(p.lockWeight[k] > 0) || !(p.lockWeightV[k] >= solver.firmHold)) return 0;   // both feet firmly down
-    if (auth[k] > m) continue;   // tiptoe intent: kept
-    const side = p.lockFeet[k], needed = flatAnkle(ctx, side);
-    const excess = Math.min(Math.max(needed, p.ankleBox[2 * side]), p.ankleBox[2 * side + 1]) - needed;
-    if (!(excess > solver.levelMissDeg)) continue;
-    // what the sit-back has taken up so far counts against its most (the rounds)
-    const take = Math.min(excess, Math.max(0, solver.sitBackMaxDeg - _taken[k]));
-    if (!(take > 0)) continue;
-    _taken[k] += take;
-    const a = p.lockAnkles[k] * 3, hip = p.hip[side] * 3;
-    sum += Math.hypot(P[hip] - P[a], P[hip + 1] - P[a + 1], P[hip + 2] - P[a + 2]) * Math.sin(take * DEG);
-    count++;
-    const h = p.lockHeel[k] * 3, t = p.lockToe[k] * 3, fx = L[t] - L[h], fz = L[t + 2] - L[h + 2], n = Math.hypot(fx, fz) || 1e-9;
-    hx += fx / n; hz += fz / n;
-  }
-  const hn = Math.hypot(hx, hz);
-  if (!count || hn < 1e-9) return 0;
-  const d = sum / count;
-  sk.translate(-d * hx / hn, 0, -d * hz / hn);
-  for (let k = 0; k < p.lockFeet.length; k++) {
-    const wk = p.lockWeight[k];
-    if (wk) holdLeg(ctx, A, k, wk, P[p.lockAnkles[k] * 3 + 1]);
-  }
-  return d;
-}
 
 /** Held foot k's leg brings `wk` of its hold error back, its ankle at height `y`; then its heading. */
 function holdLeg(ctx, A, k, wk, y) {
