@@ -78,6 +78,7 @@ def _falls(ctx: Context, height: np.ndarray) -> list[tuple[int, int]]:
     out = []
     g = float(ctx.solver["gravity"])
     limit = METRIC["float"].limit
+    step = float(np.median(np.diff(ctx.s.t))) if ctx.n > 1 else 0.0
     for seg, a, b in ctx.runs:
         if held_up(ctx.phase(seg)) or not _previous_phase(ctx, seg).get("grip") or height[a] <= limit:
             continue
@@ -85,7 +86,6 @@ def _falls(ctx: Context, height: np.ndarray) -> list[tuple[int, int]]:
         if not len(down):
             continue
         land = a + int(down[0])
-        step = float(np.median(np.diff(ctx.s.t))) if ctx.n > 1 else 0.0
         if ctx.s.t[land] - ctx.s.t[a] <= np.sqrt(6.0 * height[a] / 1000.0 / g) + step:
             out.append((a, land))
     return out

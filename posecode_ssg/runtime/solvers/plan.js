@@ -101,7 +101,7 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
   // the previous support, decided by the compiler (motion JSON `support`; the start pose stands
   // on both feet)
   const support = new Set(prevPhase ? prevPhase.support : ["foot_left", "foot_right"]);
-  // let go: the previous phase hung from a grip and this one does not (blend.js: a free fall)
+  // let go: the previous phase hung from a grip and this one does not (blend.js: the drop)
   plan.release = !!(prevPhase && (prevPhase.grip || []).length && !(phase.grip || []).length);
   // entered from a phase the floor carried (no grip, no pin to a prop): blend.js keeps it down
   plan.fromFloor = !prevPhase || !((prevPhase.grip || []).length || (prevPhase.pin || []).some(([, a]) => a !== "floor"));
