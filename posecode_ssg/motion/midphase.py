@@ -12,9 +12,11 @@ import numpy as np
 
 from posecode_ssg.language.vocabulary import EFFECTOR_BONE
 
-from .fk import World, forward_kinematics
+from .fk import World
 from .rig import SOLVER, avatar
 from .solve.measure import contact_height
+from .solve.pose import Pose
+from .solve.swingclearance import clear_free_arms
 
 __all__ = ["MID_SAMPLES", "limb_name", "pin_lifts"]
 
@@ -45,7 +47,8 @@ def pin_lifts(program, sol) -> list[tuple[int, str, float, float, str]]:
     lift m, u, bone)`` where the joint angles interpolated linearly between the phase's start and end
     keyframes (the runtime's channels are monotone between them; :data:`MID_SAMPLES`), with the
     root turned as at the phase end and lowered until the pinned effector stands at its floor
-    contact height (solve/measure.py ``contact_height``), put some bone other than a leg's more
+    contact height (solve/measure.py ``contact_height``) and free arms cleared as the swing
+    clearance pass clears them (``clear_free_arms``), put some bone other than a leg's more
     than ``plantTolerance`` (5 mm) further under the floor than at either keyframe (u = 0, 1): the
     floor clamp lifts the pinned effector by that ``lift`` at ``u`` beyond where the phase's ends
     hold it (``bone``: the one lowest there, whose mesh goes through). Only the worst sample of each phase and effector is returned."""
@@ -67,11 +70,15 @@ def pin_lifts(program, sol) -> list[tuple[int, str, float, float, str]]:
                 euler = {b: tuple((1 - u) * np.asarray(start.get(b, (0.0, 0.0, 0.0)), float)
                                   + u * np.asarray(kf.euler.get(b, (0.0, 0.0, 0.0)), float))
                          for b in set(start) | set(kf.euler)}
-                w = forward_kinematics(av, euler, end.root_pos, end.root_rot)
-                # the pinned effector at its floor contact height: the root moves down (up) by its excess
-                dy = float(w.pos[EFFECTOR_BONE[eff]][1]) - contact_height(w, eff)
-                low, low_bone = _upper_lowest(w)
-                lift = dy - low
+                pose = Pose(av, euler, end.root_pos, end.root_rot)
+                # the pinned effector at its floor contact height: the root moves down (up) by its
+                # excess; then free arms of a lying body swing out along the floor (the swing
+                # clearance pass, after the pin)
+                w = pose.world()
+                pose.move((0.0, contact_height(w, eff) - float(w.pos[EFFECTOR_BONE[eff]][1]), 0.0))
+                clear_free_arms(pose, kf)
+                low, low_bone = _upper_lowest(pose.world())
+                lift = -low
                 if len(ends) < 2:   # what the keyframes themselves lift it by (a pose resting on the arms)
                     ends.append(max(0.0, lift))
                     continue

@@ -515,4 +515,13 @@ SOLVER: Mapping[str, Any] = MappingProxyType({
     # m/s²: standard gravity (CGPM 1901). A body let go from a grip above the floor falls freely
     # until it lands (runtime blend.js), and eval's float counts no such fall (evaluate/floor.py)
     "gravity": 9.80665,
+    # ground-lock sit-back (solve/groundlock.py sit_back): a stance whose shins lean past the
+    # ankle's dorsiflexion sits back over its heels, the centre of mass kept this far (m) ahead
+    # of the rear heel; at most sitBackRounds secant steps after the first
+    "sitBackHeelMargin": 0.03,
+    # arm clearance (solve/swingclearance.py clear_free_arms): a body whose trunk (pelvis -> neck)
+    # has at least this share of its length horizontal (cos 45 deg) lies; its free arms swing
+    # out along the floor instead of through it
+    "armClearanceTrunk": 0.7071,
+    "sitBackRounds": 3,
 })

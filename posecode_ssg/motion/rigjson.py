@@ -27,6 +27,7 @@ from .rig import (
     PROP_GEOMETRY,
     PROP_SURFACES,
     ROM,
+    SEGMENT_MASSES,
     SOLVER,
     START_POSES_TABLE,
     Avatar,
@@ -84,6 +85,8 @@ def rig_json() -> dict[str, Any]:
         "handStates": {k: dict(v) for k, v in HAND_STATES.items()},
         "digits": list(DIGITS),
         "solver": {k: dict(v) if isinstance(v, Mapping) else v for k, v in SOLVER.items()},
+        "segmentMasses": [{"segment": n, "from": a, "to": b, "mass": m, "centre": f}
+                          for n, a, b, m, f in SEGMENT_MASSES],
     }
 
 

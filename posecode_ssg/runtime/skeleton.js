@@ -57,6 +57,14 @@ export class Skeleton {
       const a = c % 3;
       this.soleCorners[c] = av.sole.center[a] + (((c / 3) >> (2 - a)) & 1 ? 0.5 : -0.5) * av.sole.size[a];
     }
+    // centre of mass (rig.json segmentMasses: Winter's segments); a point is a bone (≥ 0) or a
+    // landmark (< 0: −1 − its index), each end a pair whose midpoint it is ("a+b"; a point alone twice)
+    const ref = (n) => (this.index.has(n) ? this.index.get(n) : -1 - this.landmarkIndex.get(n));
+    const ends = (n) => { const [a, b] = n.split("+"); return [ref(a), b === undefined ? ref(a) : ref(b)]; };
+    const sm = rig.segmentMasses || [];
+    this.massPoints = Int16Array.from(sm.flatMap((m) => [...ends(m.from), ...ends(m.to)]));
+    const total = sm.reduce((t, m) => t + m.mass, 0);
+    this.massShare = Float64Array.from(sm.flatMap((m) => [m.mass / total, m.centre]));
     // world state
     this.rootPos = new Float64Array(3);
     this.rootQ = new Float64Array([0, 0, 0, 1]);
@@ -154,6 +162,69 @@ export class Skeleton {
     let min = Infinity;
     for (let i = 0; i < low.length; i++) if (low[i] < min) min = low[i];
     return min;
+  }
+
+  /**
+   * The lowest mesh point of the bones `mask` marks (a Uint8Array per bone) into `out` (3), and its
+   * height (returned; Infinity when none has a mesh): capsule ends (centre less radius straight
+   * down) and ellipsoid volumes c + R·diag(k)·s, lowest at c − R·(k ⊙ m)/|m| with m = k ⊙ R[1] —
+   * the primitives and owners of {@link Skeleton#measureLowest}, sole boxes aside
+   * (posecode_ssg/motion/solve/measure.py `lowest_point`).
+   */
+  lowestPoint(mask, out) {
+    const wp = this.worldP, lp = this.landmarkP, wq = this.worldQ;
+    let best = Infinity;
+    for (let i = 0; i < this.segFrom.length; i++) {
+      const a = this.segFrom[i], t = this.segTo[i];
+      if (!mask[t >= 0 ? t : this.landmarkBone[-1 - t]]) continue;
+      for (let e = 0; e < 2; e++) {
+        const P = e === 0 || t >= 0 ? wp : lp, j = e === 0 ? a : t >= 0 ? t : -1 - t, y = P[j * 3 + 1] - this.segR[i * 2 + e];
+        if (y < best) { best = y; out[0] = P[j * 3]; out[1] = y; out[2] = P[j * 3 + 2]; }
+      }
+    }
+    for (let i = 0; i < this.volBone.length; i++) {
+      const b = this.volBone[i];
+      if (!mask[b]) continue;
+      const R = matrix(wq, b * 4, _m), k = this.volAxes;
+      let n = 0;
+      for (let c = 0; c < 3; c++) { const m = R[3 + c] * k[i * 3 + c]; n += m * m; }
+      n = Math.sqrt(n);
+      rotateVec(_v, 0, wq, b * 4, this.volOffset, i * 3);
+      if (!(n > 0) || !(wp[b * 3 + 1] + _v[1] - n < best)) continue;
+      best = wp[b * 3 + 1] + _v[1] - n;
+      for (let r = 0; r < 3; r++) {
+        let d = 0;
+        for (let c = 0; c < 3; c++) d += R[3 * r + c] * k[i * 3 + c] * k[i * 3 + c] * R[3 + c];
+        out[r] = wp[b * 3 + r] + _v[r] - d / n;
+      }
+    }
+    return best;
+  }
+
+  /**
+   * Whole-body centre of mass (m) into `out` (3): the mass-weighted centres of rig.json
+   * `segmentMasses` (D. A. Winter, Biomechanics and Motor Control of Human Movement, 4th ed.,
+   * Table 4.1: each segment's share of body mass and its centre's place from the proximal end),
+   * as posecode_ssg/motion/rest.py `centre_of_mass`.
+   * @param {Float64Array|number[]} out
+   * @returns the same `out`
+   */
+  centreOfMass(out) {
+    const M = this.massPoints, S = this.massShare, wp = this.worldP, lp = this.landmarkP;
+    out[0] = out[1] = out[2] = 0;
+    for (let i = 0; i < S.length / 2; i++) {
+      const share = S[2 * i], f = S[2 * i + 1];
+      for (let a = 0; a < 3; a++) {
+        let from = 0, to = 0;
+        for (let j = 0; j < 2; j++) {
+          const r = M[4 * i + j], q = M[4 * i + 2 + j];
+          from += 0.5 * (r >= 0 ? wp[r * 3 + a] : lp[(-1 - r) * 3 + a]);
+          to += 0.5 * (q >= 0 ? wp[q * 3 + a] : lp[(-1 - q) * 3 + a]);
+        }
+        out[a] += share * (from + f * (to - from));
+      }
+    }
+    return out;
   }
 
   /** World position of a bone joint or landmark as a new `[x, y, z]` (test hooks only). */

@@ -84,3 +84,40 @@ LOWER_FROM_THE_BOX = """posecode exercise "Lower from the box"
     pin: foot_right box
 
 """ + LOWER_THE_LEFT_FOOT_FROM_THE_BOX
+
+
+#: content/rehab/prone-on-elbows.md's first phases as first written: the arms swing from beside
+#: the body (shoulders at 0) through the floor to under the shoulders (issue 18: the runtime lifted
+#: the pinned pelvis 392 mm; the arms of a lying body now swing out along the floor)
+PRONE_ON_ELBOWS = """
+posecode stretch "Prone on elbows"
+  rig humanoid
+  pose start = prone:
+    ankles: plantarflex 50
+  step "Up onto the elbows" 2s settle:
+    spine: extend 30
+    chest: extend 20
+    neck: extend 10
+    shoulders: flex 70
+    elbows: flex 70
+    pin: pelvis floor
+    reach: elbow_left floor
+    reach: elbow_right floor
+  step "Rest on the forearms" 6s linear:
+    ground-lock: forearms
+"""
+
+#: a demi-plié of 20 degrees of knee in first position: with the thighs upright the shins need 19
+#: degrees of ankle dorsiflexion, 4 past the ankle's range (issue 18: the heels lifted 15 mm)
+SHALLOW_PLIE = """posecode exercise "Shallow plie"
+  rig humanoid
+  pose start = first-position
+
+  step "Demi-plie" 1.5s settle:
+    knees: flex 20
+    ground-lock: feet
+
+  step "Rise" 1.5s settle:
+    knees: flex 0
+    ground-lock: feet
+"""

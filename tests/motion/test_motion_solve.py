@@ -7,6 +7,7 @@ import pytest
 from helpers_motion import (
     LOWER_FROM_THE_BOX,
     PIVOT_ON_THE_STANDING_FOOT,
+    SHALLOW_PLIE,
     compile_source,
 )
 
@@ -572,3 +573,56 @@ def test_a_loop_whose_feet_end_apart_from_the_start_pose_is_reported_at_the_last
     fixed = CALF_STRETCH_FEET_LOCKED_HOME[::-1].replace("teef :kcol-dnuorg", "tfel_toof :kcol-dnuorg", 1)[::-1]
     assert not [d for d in kinematic_diagnostics(compile_source(fixed)) if d.code == "kinematic-loop-start"]
     assert not [d for d in kinematic_diagnostics(compile_source(SQUAT_HOME)) if d.code == "kinematic-loop-start"]
+
+
+def test_a_shallow_plie_keeps_the_heels_down_by_sitting_back():
+    # issue 18: 20 deg of knee over thighs kept vertical needs 20 deg of dorsiflexion, 5 more than
+    # the ankle's box; the ground-lock sits the pelvis back over the heels instead of lifting them
+    # (before: the heels 15 mm up)
+    from posecode_ssg.language.parser import parse
+    from posecode_ssg.motion import compile_ir
+    from posecode_ssg.motion.solve import solve_keyframes
+
+    program = compile_ir(parse(SHALLOW_PLIE).ir)
+    sol = solve_keyframes(program)
+    w = sol.phases[0].world
+    for side in ("left", "right"):
+        assert w.landmarks[f"heel_{side}"][1] < 0.005 and w.landmarks[f"toe_{side}"][1] < 0.005
+    assert not sol.phases[0].feet                      # nothing left to report as not flat
+    # the pelvis sat back: the thighs lean forward (the knees ahead of the hips by > sin 3 deg of
+    # the thigh) where, as authored (hips 0), they stood upright; the shins lean less for it
+    for side in ("left", "right"):
+        thigh = w.pos[f"knee_{side}"] - w.pos[f"hip_{side}"]
+        assert thigh[2] / np.linalg.norm(thigh) > np.sin(np.radians(3.0))
+
+
+def test_a_sit_back_stops_where_the_body_would_fall_backwards():
+    # issue 18: a demi-plie whose shins lean 13 degrees past the ankle's range (hips 31.5, knees
+    # 55, turned out) sits back only until its centre of mass is solver.sitBackHeelMargin ahead of
+    # the heels; further, a person falls backwards, so the heels lift and each foot is named.
+    # The centre of mass is recomputed here from Winter's table (rig.SEGMENT_MASSES) over the
+    # solved joints, independently of motion/rest.py.
+    from posecode_ssg.language.parser import parse
+    from posecode_ssg.motion import compile_ir
+    from posecode_ssg.motion.diagnostics import kinematic_diagnostics
+    from posecode_ssg.motion.rig import SEGMENT_MASSES, SOLVER
+    from posecode_ssg.motion.solve import solve_keyframes
+
+    src = SHALLOW_PLIE.replace("knees: flex 20", "hips: flex 31.5\n    hips: abduct 17\n    knees: flex 55", 1)
+    program = compile_ir(parse(src).ir)
+    w = solve_keyframes(program).phases[0].world
+
+    def at(name):
+        parts = [w.pos[n] if n in w.pos else w.landmarks[n] for n in name.split("+")]
+        return sum(parts) / len(parts)
+
+    com = sum(m * (at(a) + f * (at(b) - at(a))) for _n, a, b, m, f in SEGMENT_MASSES) / sum(
+        m for *_x, m, _f in SEGMENT_MASSES)
+    heel_z = min(w.landmarks[f"heel_{s}"][2] for s in ("left", "right"))   # the feet point +z
+    assert com[2] - heel_z == pytest.approx(SOLVER["sitBackHeelMargin"], abs=0.004)
+    diags = [d for d in kinematic_diagnostics(program) if d.code == "kinematic-foot-flat" and d.line == 5]
+    assert sorted(d.extra["foot"] for d in diags) == ["foot_left", "foot_right"]
+    for s in ("left", "right"):
+        assert w.landmarks[f"heel_{s}"][1] > 0.01 and abs(w.landmarks[f"toe_{s}"][1]) < 0.005
+    # without the sit-back the centre of mass lay ahead of the heels with room to spare: it did sit back
+    assert w.pos["pelvis"][2] < 0.0

@@ -6,13 +6,16 @@ the floor.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from posecode_ssg.language.vocabulary import BACK_BONES, EFFECTOR_BONE
 
 from ..fk import joint_xyz, subtree
 from ..rig import SOLVER
-from ..rotation import norm3, vadd, vdot, vscale
+from ..rest import centre_of_mass
+from ..rotation import axis_angle_matrix, norm3, vadd, vdot, vscale
 from .hands import hold_uppers
 from .limb import level_angles, level_foot, level_report, swivel, swivel_turn, two_bone
 from .measure import ANKLES, contact_height, hold_error, hold_error_xyz, hold_point
@@ -170,6 +173,9 @@ def ground_lock(pose: Pose, locks: tuple[str, ...], anchors: dict[str, np.ndarra
                 two_bone(pose, f"hip_{s}", f"knee_{s}", f"ankle_{s}", vadd(joint_xyz(w, f"ankle_{s}"), err))
                 swivel(pose, s, anchors[f"foot_{s}"][1], kh)
     firm = {s for s, _kh, kv in held if kv >= float(SOLVER["firmHold"])} if feet else set()
+    # the sit-back stands on both feet, each holding the body since the phase began (none arriving)
+    if level and len(held) == 2 and len(carry) == 2 and sit_back(pose, held, anchors, semantic_ankle):
+        settled = False
     for s in (planted if level else ()):
         # settled: level, on its anchor and heading within the tolerance: the report only
         rep = (level_report(level_angles(pose.world(), s, semantic_ankle[s])) if settled
@@ -221,6 +227,141 @@ def ground_lock(pose: Pose, locks: tuple[str, ...], anchors: dict[str, np.ndarra
                 pose.rotate_root_about(yaw_axis, step, pivot)
             hold_uppers(pose, uppers, anchors)
     result.planted.update({f"foot_{s}": pose.world().landmarks[f"sole_{s}"].copy() for s in planted})
+
+
+def sit_back(pose: Pose, held: list[tuple[str, float, float]], anchors: dict,
+             semantic_ankle: dict[str, float]) -> bool:
+    """Heels down past the ankle's range (issue 18; runtime twin ``groundlock.js`` ``sitBack``).
+
+    Both feet held since the phase began and firmly down, levelled (the caller's condition: a
+    one-legged stance is balanced by its own rule), a shin leaning forward more than the ankle's
+    dorsiflexion limit allows (a shallow demi-plié's knees over the toes) would lift its heel.
+    A person with that ankle range sits back over the heels instead, as far as they stay
+    balanced. At a sit-back g (m) the root moves back along the feet's mean heading ĥ by g and
+    to the height at which the legs keep their hip-to-ankle lengths with the ankles over a flat
+    sole (the knees keep their bend, the hips flex; with two feet, the lower of the two heights),
+    and each held leg
+    puts its foot back on its anchor, flat on the floor as far as the ankle's box allows
+    (:func:`_seat`). g solves, by secant steps (the first turns a leg of
+    mean length by the excess; at most ``SOLVER["sitBackRounds"]`` more),
+
+    - excess(g) = 0: the most any foot's levelling angle is short of the ankle box (degrees);
+    - unless first room(g) = 0: the centre of mass (Winter's segments,
+      :func:`~posecode_ssg.motion.rest.centre_of_mass`) along ĥ, less the rear heel along ĥ and
+      ``SOLVER["sitBackHeelMargin"]``. A body sitting back further would fall backwards, so its
+      heels lift instead (``kinematic-foot-flat`` says by how much): each such foot is set down
+      on its lowest point.
+
+    Returns whether the body moved."""
+    if any(kv < float(SOLVER["firmHold"]) for _s, _kh, kv in held):
+        return False                             # the feet firmly down: a stance to sit back in
+    w = pose.world()
+    lvs = [level_angles(w, s, semantic_ankle[s]) for s, _kh, _kv in held]
+    if any(lv is None or lv[3] > 0.0 for lv in lvs):
+        return False                             # a foot kept on its toes: the pitch is authored
+    ex = max(lv[2] - lv[1] for lv in lvs)
+    if ex <= SIT_BACK_DONE_DEG:
+        return False
+    heads = []
+    for s, _kh, _kv in held:
+        f = w.landmarks[f"toe_{s}"] - w.landmarks[f"heel_{s}"]
+        heads.append(np.array([f[0], 0.0, f[2]]) / max(math.hypot(float(f[0]), float(f[2])), 1e-9))
+    hm = np.sum(heads, axis=0)
+    if float(norm3(hm)) < 1e-9:
+        return False
+    hm = hm / float(norm3(hm))
+    rear = min(float(w.landmarks[f"heel_{s}"].dot(hm)) for s, _kh, _kv in held) + float(SOLVER["sitBackHeelMargin"])
+    room = float(centre_of_mass(w).dot(hm)) - rear
+    if room <= 0.0:
+        return False
+    # each leg: its hip and ankle now, its length, its ankle's height over a flat sole
+    legs = []
+    for s, _kh, kv in held:
+        hip, ank = w.pos[f"hip_{s}"].copy(), w.pos[f"ankle_{s}"].copy()
+        legs.append((hip, ank, float(norm3(hip - ank)), kv * pose.av.sole_drop + (1.0 - kv) * float(ank[1])))
+    root0 = pose.root_pos.copy()
+
+    def place(g: float, ankle_y: list[float] | None = None) -> tuple[float, float]:
+        # the root at g, as high as keeps the lower-reaching leg's length to its ankle at
+        # ``ankle_y`` (default: over a flat sole; the other leg bends a little more); the feet
+        # seated flat (default) or on their lowest points
+        dy = math.inf
+        for k, (hip, ank, length, flat_y) in enumerate(legs):
+            dh = (hip - ank + g * hm) * (1.0, 0.0, 1.0)
+            y = flat_y if ankle_y is None else ankle_y[k]
+            dy = min(dy, y + math.sqrt(max(length * length - float(dh.dot(dh)), 0.0)) - float(hip[1]))
+        pose.move(tuple(root0 + g * hm + (0.0, dy, 0.0) - pose.root_pos))
+        for (s, kh, kv), (_h, _a, _l, flat_y) in zip(held, legs):
+            _seat(pose, s, kh, anchors[f"foot_{s}"], semantic_ankle[s], flat_y if ankle_y is None else None, kv)
+        wg = pose.world()
+        e = max(lv[2] - lv[1] for lv in (level_angles(wg, s, semantic_ankle[s]) for s, _kh, _kv in held))
+        return e, float(centre_of_mass(wg).dot(hm)) - rear
+
+    # secant steps from g = 0 and a first step that turns a leg of mean length by the excess,
+    # each at most SIT_BACK_STEP_M; the best point found (balanced, the least excess, then the
+    # least sit-back) is where it ends
+    g0, ex0, room0 = 0.0, ex, room
+    g = -min(math.radians(ex) * float(np.mean([leg[2] for leg in legs])), room, SIT_BACK_STEP_M)
+    ex, room = place(g)
+    best = (g, ex, room)
+    for _i in range(int(SOLVER["sitBackRounds"])):
+        if (ex <= SIT_BACK_DONE_DEG and room >= 0.0) or 0.0 <= room <= SIT_BACK_ROOM_DONE_M:
+            break   # flat, or as far back as the balance allows
+        # slopes along g (both fall as the body sits back); the step that flattens the feet,
+        # unless the balance allows less (or less than has been taken: the centre of mass
+        # does not move linearly in g)
+        s_ex, s_room = (ex - ex0) / (g - g0), (room - room0) / (g - g0)
+        g_next = max(g - ex / s_ex if s_ex > 1e-9 else -math.inf, g - room / s_room if s_room > 1e-9 else -math.inf)
+        g_next = min(0.0, g + SIT_BACK_STEP_M, max(g_next, g - SIT_BACK_STEP_M))
+        if abs(g_next - g) < 1e-6:
+            break
+        g0, ex0, room0 = g, ex, room
+        g = g_next
+        ex, room = place(g)
+        if room >= 0.0 and (best[2] < 0.0 or (ex, -g) < (best[1], -best[0])):
+            best = (g, ex, room)
+    if (g, ex, room) != best:
+        g, ex, room = best
+        place(g)
+    if ex > SIT_BACK_DONE_DEG:
+        # short of flat: the heels lift, each foot pivots onto its lowest point, its ankle rising;
+        # the root rises with the ankles (the legs keep their lengths), the feet seated again, so
+        # the pose tends to the flat one as the shortfall vanishes
+        for s, kh, kv in held:
+            _seat(pose, s, kh, anchors[f"foot_{s}"], semantic_ankle[s], None, kv)
+        wl = pose.world()
+        place(g, [float(wl.pos[f"ankle_{s}"][1]) for s, _kh, _kv in held])
+    return True
+
+
+def _seat(pose: Pose, s: str, kh: float, anchor, semantic_ankle: float, flat_y: float | None,
+          kv: float = 1.0) -> None:
+    """Held foot ``s`` back on ``anchor`` (``kh`` of its place error), in ``SEAT_ROUNDS`` rounds
+    of: level the foot; the leg's two-bone IK puts the ankle over the anchor at ``flat_y`` (its
+    height over a flat sole) or, with ``flat_y`` None, lowers it by ``kv`` × the foot's lowest
+    point; swivel the heading back. Then levelled once more, which turns the foot about its
+    ankle: a foot the ankle's box lets lie flat rests on the floor."""
+    for _r in range(SEAT_ROUNDS):
+        level_foot(pose, s, semantic_ankle)
+        w = pose.world()
+        ex, _ey, ez = hold_error_xyz(w, s, anchor)
+        a = joint_xyz(w, f"ankle_{s}")
+        y = flat_y if flat_y is not None else a[1] - kv * w.lowest(subtree(f"ankle_{s}"))
+        two_bone(pose, f"hip_{s}", f"knee_{s}", f"ankle_{s}", (a[0] + kh * ex, y, a[2] + kh * ez))
+        swivel(pose, s, anchor[1], kh)
+    level_foot(pose, s, semantic_ankle)
+
+
+#: rounds of :func:`_seat`: the second takes up what the first one's turn of the foot moved
+SEAT_ROUNDS = 2
+
+
+#: degrees a levelled foot may be short of flat for the sit-back to leave it
+SIT_BACK_DONE_DEG = 0.01
+#: metres one step of the sit-back's search may move the root
+SIT_BACK_STEP_M = 0.1
+#: metres of balance room within which the sit-back has gone as far back as it may
+SIT_BACK_ROOM_DONE_M = 1e-4
 
 
 def run(st) -> None:

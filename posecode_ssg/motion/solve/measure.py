@@ -13,6 +13,7 @@ from posecode_ssg.language.ir import Contact
 from posecode_ssg.language.vocabulary import BACK_BONES, BONES, EFFECTOR_BONE, FLOOR
 
 from ..fk import World, landmark_xyz, subtree
+from ..fkprep import prepared
 from ..rig import SOLVER
 from ..rotation import norm3
 
@@ -189,3 +190,26 @@ def heel_down(w: World | None, side: str) -> bool:
     if w is None:
         return True
     return float(w.landmarks[f"heel_{side}"][1]) <= float(w.landmarks[f"toe_{side}"][1]) + 1e-3
+
+
+def lowest_point(w: World, bones) -> tuple[float, np.ndarray]:
+    """The lowest mesh point of ``bones`` (the primitives and owners of
+    :meth:`~posecode_ssg.motion.fk.World.lowest_by_bone`, sole boxes aside): its height (m) and
+    the point (3,). A capsule end: its centre less its radius straight down; an ellipsoid volume
+    c + R·diag(k)·s (|s| ≤ 1): c − R·(k ⊙ m)/|m| with m = k ⊙ R[1] (its lowest y, c_y − |m|, is the
+    one the lowest-point measure reads). Same rule in runtime/skeleton.js ``lowestPoint``."""
+    prep = prepared(w.avatar)
+    best, point = math.inf, None
+    for owner in bones:
+        for a, b, is_mark, r0, r1 in prep.segments_of[owner]:
+            for c, r in ((w.pos[a], r0), ((w.landmarks if is_mark else w.pos)[b], r1)):
+                if float(c[1]) - r < best:
+                    best, point = float(c[1]) - r, np.array((c[0], c[1] - r, c[2]), float)
+        for off, rscale in prep.volumes_of[owner]:
+            R = w.rot[owner]
+            m = R[1] * rscale
+            n = math.sqrt(float(m.dot(m)))
+            c = w.pos[owner] + R.dot(off)
+            if n > 0.0 and float(c[1]) - n < best:
+                best, point = float(c[1]) - n, c - R.dot(rscale * m) / n
+    return best, point

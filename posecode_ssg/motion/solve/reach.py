@@ -21,7 +21,7 @@ from .measure import (
     landmark_bone,
     side_of,
 )
-from .swingclearance import clear_free_limbs
+from .swingclearance import clear_free_arms, clear_free_limbs
 
 
 def run(st) -> None:
@@ -61,3 +61,6 @@ def run(st) -> None:
         st.reach_targets.append((c, tgt))
     if kf.reaches and (st.stands or st.on_top):
         clear_free_limbs(pose, kf, reached=True, start=st.prev.world, decided=st.decided)
+    if st.stands:
+        # a hand reaching for the floor presses its fingers through it: its arm swings out
+        clear_free_arms(pose, kf)

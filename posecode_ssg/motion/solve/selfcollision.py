@@ -17,7 +17,7 @@ from ..collide import LIMBS, deepest, unit
 from ..rig import SOLVER
 from ..rotation import cross3, norm3, turned_euler
 from .pose import clamp_box
-from .swingclearance import clear_free_limbs
+from .swingclearance import clear_free_arms, clear_free_limbs
 
 
 def resolve_self_collision(pose, exempt: set[str], held: set[str] = frozenset()) -> None:
@@ -74,3 +74,4 @@ def run(st) -> None:
     resolve_self_collision(st.pose, set(kf.ground_lock) | held, held)
     if st.stands:
         clear_free_limbs(st.pose, kf, arriving=st.arriving, start=st.prev.world, decided=st.decided)
+        clear_free_arms(st.pose, kf)

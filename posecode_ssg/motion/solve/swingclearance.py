@@ -1,6 +1,7 @@
 """The swing-clearance pass (runtime twin: ``runtime/solvers/swingclearance.js``): a free leg the
 pose pushes through the floor while the body rests on a lock or a floor pin is lifted within
-its own chain, not by the floor clamp raising the body off its support.
+its own chain, and a free arm of a lying body swung out to its side along the floor, not by the
+floor clamp raising the body off its support.
 """
 
 from __future__ import annotations
@@ -9,12 +10,12 @@ import math
 
 import numpy as np
 
-from posecode_ssg.language.vocabulary import FLOOR
+from posecode_ssg.language.vocabulary import BACK_BONES, FLOOR
 
-from ..fk import World
+from ..fk import World, subtree
 from ..rig import SOLVER
-from ..rotation import cross3, euler_to_matrix
-from .measure import heel_down
+from ..rotation import cross3, euler_to_matrix, turned_euler
+from .measure import heel_down, lowest_point
 from .pose import Pose, clamp_box, rom_box
 
 
@@ -123,6 +124,80 @@ def clear_free_limbs(pose: Pose, kf, reached: bool = False, arriving: frozenset 
                 hinge_up(pose, f"hip_{s}", pose.world().pos[knee].copy(), graze - low[knee], 2)
 
 
+def clear_free_arms(pose: Pose, kf) -> None:
+    """Arm clearance (issue 18): while the body lies on a lock or a floor pin, its trunk on the
+    floor (its back bones within ``plantedHeight``) and nearer the horizontal than
+    ``SOLVER["armClearanceTrunk"]`` (prone, supine; not all fours), an arm
+    with no contact of its own this phase but a reach for the floor (no lock, pin or grip of the
+    hand or forearm, no reach for a landmark or a prop) that the pose pushes through the floor is
+    swung out to its side, about an axis through the shoulder along the trunk (the horizontal
+    of pelvis → neck, tilted outwards by the share of the arm's reach that runs along the trunk,
+    so an arm lying along the body lifts at once), until its lowest point (:func:`~.measure.lowest_point`) grazes the floor
+    (y = 0, or the rest of the body's lowest point while a pin holds it below; a fifth of
+    ``plantTolerance`` under it, as the legs), not by the floor clamp lifting the body off its
+    support. Prone, that is the arm sliding along the floor from beside the hips to beside the
+    head, as a person moves it (a cobra's or superman's arms swept by the shoulders' flexion
+    through the floor lifted the pinned pelvis 27–57 cm). The turn about a fixed axis has no
+    singularity where the arm points straight down, so it does not flip between frames; the
+    shoulder stays in its ROM box (widened to its angles). ``clearanceIterations`` rounds, each
+    raising the arm's lowest point exactly (A cos θ + B sin θ = A + dy, θ > 0: outwards). Same
+    rule in runtime/solvers/swingclearance.js ``clearFreeArms``."""
+    held = {c.effector for c in list(kf.pins) + list(kf.grips)} | set(kf.ground_lock)
+    held |= {c.effector for c in kf.reaches if c.target != FLOOR}
+    sides = [s for s in ("left", "right") if not held & {f"hand_{s}", f"fist_{s}", f"elbow_{s}"}]
+    if not sides:
+        return
+    w = pose.world()
+    t = w.pos["neck"] - w.pos["pelvis"]
+    n = math.hypot(float(t[0]), float(t[2]))
+    if n < float(SOLVER["armClearanceTrunk"]) * float(np.linalg.norm(t)):
+        return   # an upright trunk: a swing about it cannot lift an arm
+    if w.lowest(BACK_BONES) > float(SOLVER["plantedHeight"]):
+        return   # a trunk off the floor (all fours): an arm comes down to the floor, it does not lie on it
+    along = np.array((float(t[0]) / n, 0.0, float(t[2]) / n))
+    arms = {s: subtree(f"elbow_{s}") for s in sides}
+    moving = {b for bones in arms.values() for b in bones}
+    fl = min([0.0] + [v for b, v in w.lowest_by_bone().items() if b not in moving])
+    # an arm resting on the floor at a keyframe sinks into it by a few millimetres (a forearm
+    # laid down): left alone, as the floor clamp leaves it, so the pass does not change a pose
+    # the phases on either side of it hold differently; deeper, it is swung out to that depth
+    graze = fl - 0.5 * float(SOLVER["plantTolerance"])
+    for s in sides:
+        shoulder, other = f"shoulder_{s}", f"shoulder_{'right' if s == 'left' else 'left'}"
+        for _it in range(int(SOLVER["clearanceIterations"])):
+            w = pose.world()
+            low, p = lowest_point(w, arms[s])
+            if low >= graze - 1e-4:
+                break
+            # the axis: along the trunk, signed so that a positive turn takes an arm hanging down
+            # out to its own side, tilted towards the outward horizontal by the share of the
+            # arm's reach that runs along the trunk (c): an arm lying along the body turns up off
+            # the floor at once, not only as it rolls about its own line (its lowest point lies
+            # under the trunk's line through the shoulder, where that roll lifts it by the square
+            # of the angle, so the arm would start with a jerk); an arm across the trunk swings
+            # out
+            out = w.pos[shoulder] - w.pos[other]
+            out = np.array((float(out[0]), 0.0, float(out[2])))
+            out /= max(float(np.linalg.norm(out)), 1e-9)
+            a = along if float(cross3(along, np.array((0.0, -1.0, 0.0))).dot(out)) > 0.0 else -along
+            r = p - w.pos[shoulder]
+            c = -float(r.dot(a)) / max(float(np.linalg.norm(r)), 1e-9)
+            a = a + c * out
+            a = a / float(np.linalg.norm(a))
+            rperp = r - a * float(a.dot(r))
+            A, B = float(rperp[1]), float(cross3(a, rperp)[1])
+            R = math.hypot(A, B)
+            if R < 1e-9:
+                break
+            phi, ac = math.atan2(B, A), math.acos(min(1.0, max(-1.0, (A + graze - low) / R)))
+            turns = [math.atan2(math.sin(x), math.cos(x)) for x in (phi + ac, phi - ac)]
+            theta = min([x for x in turns if x > 1e-9], default=None)
+            if theta is None:
+                break
+            e = turned_euler(pose.local[shoulder], w.rot[shoulder], a, theta)
+            pose.set_euler(shoulder, clamp_box(shoulder, e, pose.euler[shoulder]))
+
+
 def heel_on_floor(pose: Pose, side: str, dy: float) -> None:
     """A free foot with its toes up on purpose, through the floor on its heel, rises by ``dy`` (m)
     with its pitch kept: the hip flexes until the knee is ``dy`` higher (:func:`hinge_up`) and the
@@ -145,3 +220,4 @@ def run(st) -> None:
     (:attr:`~.plan.PhaseState.stands`), free legs are kept out of the floor in their own chain."""
     if st.stands:
         clear_free_limbs(st.pose, st.kf, arriving=st.arriving, start=st.prev.world, decided=st.decided)
+        clear_free_arms(st.pose, st.kf)

@@ -28,6 +28,7 @@
  */
 
 import { fromEulerXYZ, jointAngles, mul, slerpInto } from "../quat.js";
+import { flagUnlevelFeet } from "./groundlock.js";
 import { clearFreeLimbs } from "./swingclearance.js";
 
 const _q = new Float64Array(4), _e = new Float64Array(15), ID = Float64Array.of(0, 0, 0, 1);
@@ -138,6 +139,8 @@ export const entryBlend = {
     const bb = p.blendBones;
     if (bb) for (let i = 0; i < bb.length; i++) blendJoint(ctx.localQ, bb[i], p.blendLocal, i * 16, rom[sk.boneIds[bb[i]]], k, g / p.blendD, rmax);
     sk.forward(ctx.localQ);
+    // a held foot the blended pose shows past the ankle's range is named
+    flagUnlevelFeet(ctx);
     // a free leg the blended angles push through the floor is lifted by its own chain while the
     // body rests on a pin or lock (swingclearance.js), not the whole body off its support
     if (p.swing.length) clearFreeLimbs(ctx);

@@ -6,8 +6,8 @@
  * @module solvers/groundlock
  */
 
-import { ankleX, holdError, holdMu, placeXZ } from "./measure.js";
-import { axisAngle, matrix, mul, rotateVec, turnXZ } from "../quat.js";
+import { ankleX, flatAnkle, holdError, holdMu, placeXZ } from "./measure.js";
+import { axisAngle, DEG, matrix, mul, rotateVec, turnXZ } from "../quat.js";
 import { holdUppers, upperGap } from "./hands.js";
 import { levelFoot, levelled, shiftLeg, swivel } from "./limb.js";
 
@@ -80,6 +80,8 @@ export const groundLock = {
       }
     }
     if (p.uppers.length) pivotOnFeet(ctx);
+    // the sit-back stands on both feet, each holding the body since the phase began (none arriving)
+    if (p.lockLevel && n === 2 && p.lockHeld[0] && p.lockHeld[1]) sitBack(ctx, A, auth);
     const tol = ctx.rig.solver.plantTolerance;
     for (let k = 0; k < n; k++) {
       const wk = p.lockWeight[k];
@@ -100,6 +102,175 @@ export const groundLock = {
     }
   },
 };
+
+/**
+ * Heels down past the ankle's range (solve/groundlock.py `sit_back`, issue 18): both feet held
+ * since the phase began (the caller's condition), firmly down and levelled, a shin leaning forward more than the ankle's dorsiflexion allows would lift
+ * its heel; the body sits back over the heels as far as it stays balanced. At a sit-back g (m)
+ * the root moves back along the feet's mean heading ĥ by g and to the height at which each leg
+ * keeps its hip-to-ankle length with the ankle over a flat sole (`avatar.sole.drop`; with two
+ * feet the lower of the two heights), and each held leg seats its foot ({@link seat}). g solves, by secant steps
+ * (the first turns a leg of mean length by the excess; at most `solver.sitBackRounds` more),
+ * excess(g) = 0 — the most a foot's levelling angle is short of the ankle box, degrees — unless
+ * first room(g) = 0: the centre of mass along ĥ less the rear heel and
+ * `solver.sitBackHeelMargin`. Short of flat at the end, the feet pivot onto their lowest points
+ * (the heel lifts; a `foot-flat` warning says so). `auth`: the feet's authored ankle x.
+ */
+const _sb = { n: 0, k: new Int8Array(2), hx: 0, hz: 0, rear: 0, root: new Float64Array(3), legs: new Float64Array(14), com: new Float64Array(3) };
+function sitBack(ctx, A, auth) {
+  const p = ctx.plan, sk = ctx.skeleton, P = sk.worldP, L = sk.landmarkP, solver = ctx.rig.solver, sb = _sb, K = sb.k;
+  // the held feet (a foot arriving from the air is not one), firmly down, neither kept on its toes
+  let n = 0, ex = -Infinity, hx = 0, hz = 0;
+  for (let k = 0; k < p.lockFeet.length; k++) {
+    if (!(p.lockWeight[k] > 0)) continue;
+    if (!(p.lockWeightV[k] >= solver.firmHold) || auth[k] > solver.plantigradeMaxAnkle) return;
+    K[n++] = k;
+    ex = Math.max(ex, excessOf(ctx, p.lockFeet[k]));
+    const h = p.lockHeel[k] * 3, t = p.lockToe[k] * 3, fx = L[t] - L[h], fz = L[t + 2] - L[h + 2], d = Math.hypot(fx, fz) || 1e-9;
+    hx += fx / d; hz += fz / d;
+  }
+  const hn = Math.hypot(hx, hz);
+  if (!n || !(ex > SIT_BACK_DONE_DEG) || hn < 1e-9) return;
+  sb.n = n;
+  const legs = sb.legs;
+  sb.hx = hx /= hn; sb.hz = hz /= hn;
+  let rear = Infinity, lsum = 0;
+  for (let i = 0; i < n; i++) {
+    const k = K[i], h = p.lockHeel[k] * 3;
+    rear = Math.min(rear, L[h] * hx + L[h + 2] * hz);
+    // the leg: hip − ankle (x, y, z), its ankle's y, its hip's y, its length, its ankle's y over a flat sole
+    const a = p.lockAnkles[k] * 3, hip = p.hip[p.lockFeet[k]] * 3, o = 7 * i;
+    for (let c = 0; c < 3; c++) legs[o + c] = P[hip + c] - P[a + c];
+    legs[o + 3] = P[a + 1];
+    legs[o + 4] = P[hip + 1];
+    legs[o + 5] = Math.hypot(legs[o], legs[o + 1], legs[o + 2]);
+    legs[o + 6] = p.lockWeightV[k] * sk.avatar.sole.drop + (1 - p.lockWeightV[k]) * P[a + 1];
+    lsum += legs[o + 5];
+  }
+  sb.rear = rear + solver.sitBackHeelMargin;
+  let room = comAlong(sk) - sb.rear;
+  if (!(room > 0)) return;
+  sb.root.set(sk.rootPos);
+  // secant steps from g = 0 and a first step that turns a leg of mean length by the excess, each
+  // at most SIT_BACK_STEP_M; the best point found (balanced, the least excess, then the least
+  // sit-back) is where it ends
+  let g0 = 0, ex0 = ex, room0 = room, g = -Math.min(ex * DEG * lsum / n, room, SIT_BACK_STEP_M);
+  place(ctx, A, auth, g, true);
+  ex = _placed.ex; room = _placed.room;
+  let bg = g, bex = ex, broom = room;
+  for (let i = 0; i < solver.sitBackRounds; i++) {
+    if ((ex <= SIT_BACK_DONE_DEG && room >= 0) || (room >= 0 && room <= SIT_BACK_ROOM_DONE_M)) break;   // flat, or as far back as the balance allows
+    // slopes along g (both fall as the body sits back): the step that flattens the feet, unless
+    // the balance allows less (or less than has been taken: the centre of mass is not linear in g)
+    const sEx = (ex - ex0) / (g - g0), sRoom = (room - room0) / (g - g0);
+    let next = Math.max(sEx > 1e-9 ? g - ex / sEx : -Infinity, sRoom > 1e-9 ? g - room / sRoom : -Infinity);
+    next = Math.min(0, g + SIT_BACK_STEP_M, Math.max(next, g - SIT_BACK_STEP_M));
+    if (Math.abs(next - g) < 1e-6) break;
+    g0 = g; ex0 = ex; room0 = room; g = next;
+    place(ctx, A, auth, g, true);
+    ex = _placed.ex; room = _placed.room;
+    if (room >= 0 && (broom < 0 || ex < bex || (ex === bex && -g < -bg))) { bg = g; bex = ex; broom = room; }
+  }
+  if (g !== bg || ex !== bex || room !== broom) {
+    g = bg; ex = bex; room = broom;
+    place(ctx, A, auth, g, true);
+  }
+  if (ex > SIT_BACK_DONE_DEG) {
+    // short of flat: the heels lift, each foot pivots onto its lowest point, its ankle rising; the
+    // root rises with the ankles (the legs keep their lengths), the feet seated again, so the
+    // pose tends to the flat one as the shortfall vanishes
+    for (let i = 0; i < n; i++) seat(ctx, A, auth, K[i], NaN);
+    for (let i = 0; i < n; i++) _ankY[i] = P[p.lockAnkles[K[i]] * 3 + 1];
+    place(ctx, A, auth, g, false);
+  }
+}
+const _ankY = new Float64Array(2);
+
+/** degrees a levelled foot may be short of flat for the sit-back to leave it (solve/groundlock.py SIT_BACK_DONE_DEG) */
+const SIT_BACK_DONE_DEG = 0.01;
+/** metres one step of the sit-back's search may move the root (solve/groundlock.py SIT_BACK_STEP_M) */
+const SIT_BACK_STEP_M = 0.1;
+/** metres of balance room within which the sit-back has gone as far back as it may (SIT_BACK_ROOM_DONE_M) */
+const SIT_BACK_ROOM_DONE_M = 1e-4;
+
+/** How far (degrees) the ankle box of `side` is short of laying its sole flat (0 when it can). */
+function excessOf(ctx, side) {
+  const box = ctx.plan.ankleBox, needed = flatAnkle(ctx, side);
+  return Math.min(Math.max(needed, box[2 * side]), box[2 * side + 1]) - needed;
+}
+
+/** The centre of mass along the sit-back's heading. */
+function comAlong(sk) {
+  const c = sk.centreOfMass(_sb.com);
+  return c[0] * _sb.hx + c[2] * _sb.hz;
+}
+
+const _placed = { ex: 0, room: 0 };
+
+/**
+ * The root at sit-back `g` ({@link sitBack}), as high as keeps the lower-reaching leg's length to its ankle over
+ * a flat sole (`flat`: the search; the feet seated flat) or at `_ankY` (the feet seated on their
+ * lowest points). Leaves the excess and the room in `_placed`.
+ */
+function place(ctx, A, auth, g, flat) {
+  const p = ctx.plan, sk = ctx.skeleton, sb = _sb, legs = sb.legs, n = sb.n, K = sb.k;
+  let dy = Infinity;
+  for (let i = 0; i < n; i++) {
+    const o = 7 * i, dx = legs[o] + g * sb.hx, dz = legs[o + 2] + g * sb.hz;
+    dy = Math.min(dy, (flat ? legs[o + 6] : _ankY[i]) + Math.sqrt(Math.max(legs[o + 5] * legs[o + 5] - dx * dx - dz * dz, 0)) - legs[o + 4]);
+  }
+  const r = sk.rootPos;
+  sk.translate(sb.root[0] + g * sb.hx - r[0], sb.root[1] + dy - r[1], sb.root[2] + g * sb.hz - r[2]);
+  let ex = -Infinity;
+  for (let i = 0; i < n; i++) seat(ctx, A, auth, K[i], flat ? legs[7 * i + 6] : NaN);
+  for (let i = 0; i < n; i++) ex = Math.max(ex, excessOf(ctx, p.lockFeet[K[i]]));
+  _placed.ex = ex;
+  _placed.room = comAlong(sk) - sb.rear;
+}
+
+/**
+ * `foot-flat` for the held feet of the pose the entry blend shows (blend.js): the blend carries
+ * the body from the previous phase's end to this phase's solve, and a held foot it shows past the
+ * ankle's range, or tilted by more than `solver.levelMissDeg` while the body settles, is not flat
+ * on the floor in the picture, whatever this frame's solve managed (the pirouette's landing: the
+ * solve sits back over flat feet at once, the picture on its heels over the next second). Never a
+ * silent heel lift.
+ */
+export function flagUnlevelFeet(ctx) {
+  const p = ctx.plan, solver = ctx.rig.solver, box = p.ankleBox;
+  if (!p.lockLevel) return;
+  for (let k = 0; k < p.lockFeet.length; k++) {
+    const side = p.lockFeet[k];
+    if (!(p.lockWeight[k] > 0) || !(p.lockWeightV[k] >= solver.firmHold) || ctx.warnings.includes(p.footFlat[k])) continue;
+    if (p.lockAuthored[k] > solver.plantigradeMaxAnkle) continue;   // kept on its toes on purpose
+    const needed = flatAnkle(ctx, side), used = Math.min(Math.max(needed, box[2 * side]), box[2 * side + 1]);
+    if (Math.abs(used - needed) > solver.levelMissDeg) {
+      const wr = p.footFlat[k];
+      wr.value = needed; wr.limit = used; ctx.warnings.push(wr);
+    } else {
+      const tilt = Math.abs(needed - ankleX(ctx, side));
+      if (tilt > solver.levelMissDeg) { p.footSettling[k].value = tilt; ctx.warnings.push(p.footSettling[k]); }
+    }
+  }
+}
+
+/**
+ * Held foot k back on its anchor (solve/groundlock.py `_seat`), in two rounds of: level it; the
+ * leg's two-bone IK puts the ankle over the anchor at `flatY` (its height over a flat sole) or,
+ * with `flatY` NaN, lowers it by its hold weight × the foot's lowest point; swivel its heading
+ * back. Then levelled once more (a turn about the ankle: a foot that can lie flat rests on the floor).
+ */
+function seat(ctx, A, auth, k, flatY) {
+  const p = ctx.plan, sk = ctx.skeleton, P = sk.worldP, side = p.lockFeet[k], a = p.lockAnkles[k] * 3, wk = p.lockWeight[k];
+  for (let r = 0; r < 2; r++) {
+    levelFoot(ctx, side, auth[k]);
+    let y = flatY;
+    if (Number.isNaN(y)) { sk.measureLowest(); y = P[a + 1] - p.lockWeightV[k] * sk.lowestByBone[p.lockAnkles[k]]; }
+    shiftLeg(ctx, p.lockChain[k], a, wk, holdError(ctx, A, k), y);
+    turnBack(ctx, A, k, wk);
+  }
+  levelFoot(ctx, side, auth[k]);
+}
 
 /** Held foot k's leg brings `wk` of its hold error back, its ankle at height `y`; then its heading. */
 function holdLeg(ctx, A, k, wk, y) {

@@ -30,12 +30,14 @@ const SIDES = ["left", "right"];
  * sole: `value` the needed ankle x, `limit` the box edge, degrees; motion/diagnostics.py `kinematic-foot-flat`),
  * `foot-lifted` (the rest of the pose keeps the foot off the floor: `value` its height, m),
  * `foot-drift` (the leg cannot bring it back to its anchor: `value` the distance, m;
- * motion/diagnostics.py `kinematic-foot-drift`).
+ * motion/diagnostics.py `kinematic-foot-drift`); `settling`, a `foot-flat` of the pose the entry
+ * blend shows while the body settles from the previous phase (`value` the sole's tilt, degrees).
  */
-function footWarning(code, foot, phase) {
+function footWarning(code, foot, phase, settling = false) {
   const w = { code, foot, phase, value: 0, limit: 0 };
   Object.defineProperty(w, "message", { enumerable: true, get() {
     const v = this.value, at = `${this.foot} in phase "${this.phase}"`;
+    if (settling) return `${at} is not flat yet: the body is still settling from the previous phase (the sole ${v.toFixed(0)}° off level)`;
     if (code === "foot-lifted") return `${at} is ground-locked but held ${(v * 1000).toFixed(0)} mm above the floor`;
     if (code === "foot-drift") return `${at} slides ${(v * 1000).toFixed(0)} mm although it is ground-locked`;
     return `${at} cannot stay flat: the sole needs ${Math.abs(v).toFixed(0)}° of ankle ` +
@@ -72,7 +74,7 @@ function planUpper(rig, sk, c, startPos, prevRoot) {
 /** An empty plan (no root-moving contact). */
 export function emptyPlan() {
   return { lockFeet: new Int8Array(0), lockAnchor: new Float64Array(0), lockHeld: new Uint8Array(0),
-    lockAnkles: new Int16Array(0), lockPivot: false, uppers: [], pins: [], stance: false, swing: [], reachSwing: [], grips: [], blend: new Float64Array(3), blends: false };
+    lockAnkles: new Int16Array(0), lockPivot: false, uppers: [], pins: [], stance: false, swing: [], reachSwing: [], armSwing: [], grips: [], blend: new Float64Array(3), blends: false };
 }
 
 /**
@@ -123,6 +125,7 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
     plan.lockPlanted = new Uint8Array(feet.length);
     plan.lockWorld = new Float64Array(feet.length * 4);
     plan.footFlat = feet.map((s) => footWarning("foot-flat", `foot_${s}`, phase.name));
+    plan.footSettling = feet.map((s) => footWarning("foot-flat", `foot_${s}`, phase.name, true));
     plan.footLifted = feet.map((s) => footWarning("foot-lifted", `foot_${s}`, phase.name));
     plan.footDrift = feet.map((s) => footWarning("foot-drift", `foot_${s}`, phase.name));
     plan.lockHeel = ids("heel", feet, sk.landmarkIndex);
@@ -202,6 +205,21 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
       const heel = sk.landmarkIndex.get(`heel_${s}`), toe = sk.landmarkIndex.get(`toe_${s}`);
       (reached ? plan.reachSwing : plan.swing).push({ ankle: sk.index.get(`ankle_${s}`), knee: sk.index.get(`knee_${s}`),
         heel, toe, heelDown0: sk.landmarkP[heel * 3 + 1] <= sk.landmarkP[toe * 3 + 1] + 1e-3 });   // swingclearance.js `clearFreeLimbs`
+    }
+  }
+  // arm clearance (swingclearance.js `clearFreeArms`): while resting on a locked or floor-pinned
+  // contact, an arm with no contact of its own but a reach for the floor swings out along the floor
+  plan.armSwing = [];
+  if (rests) {
+    const held = new Set([...(phase.pin || []), ...(phase.grip || []), ...(phase.reach || []).filter(([, a]) => a !== "floor")]
+      .map(([e]) => e).concat(gl));
+    for (const s of SIDES) {
+      if ([`hand_${s}`, `fist_${s}`, `elbow_${s}`].some((e) => held.has(e))) continue;
+      const elbow = sk.index.get(`elbow_${s}`), arm = new Uint8Array(sk.boneCount);
+      // the bones the shoulder turns: the elbow and all below it
+      for (let b = 0; b < sk.boneCount; b++) for (let c = b; c >= 0; c = sk.parent[c]) if (c === elbow) { arm[b] = 1; break; }
+      plan.armSwing.push({ shoulder: sk.index.get(`shoulder_${s}`), other: sk.index.get(`shoulder_${s === "left" ? "right" : "left"}`),
+        arm, chain: makeChain(rig, sk, [`shoulder_${s}`], `elbow_${s}`) });
     }
   }
   for (const [effector, anchor] of phase.grip || []) {

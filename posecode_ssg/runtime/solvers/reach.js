@@ -36,7 +36,7 @@
 import { ccd, makeChain, readChain, run } from "./ccd.js";
 import { fromEulerXYZ, jointAngles, slerpInto } from "../quat.js";
 import { contactHeight, contactHeightRule } from "./measure.js";
-import { clearFreeLimbs } from "./swingclearance.js";
+import { clearFreeArms, clearFreeLimbs } from "./swingclearance.js";
 import { palmFlat } from "./hands.js";
 
 
@@ -163,5 +163,8 @@ export const reach = {
     // a foot reaching for the floor while the body stands on another: what the blend leaves
     // through the floor is turned up at its ankle (swingclearance.js), not lifted with the body
     if (ctx.plan.reachSwing.length) clearFreeLimbs(ctx, ctx.plan.reachSwing);
+    // a hand reaching for the floor (or a reach fading out) presses its fingers through it: its
+    // arm swings out along the floor (swingclearance.js)
+    if (ctx.plan.armSwing.length) clearFreeArms(ctx);
   },
 };

@@ -31,7 +31,7 @@
 
 import { makeChain, readChain, rotateJoint } from "./ccd.js";
 import { axisAngle, dot, slerpInto, TO_DEG } from "../quat.js";
-import { clearFreeLimbs } from "./swingclearance.js";
+import { clearFreeArms, clearFreeLimbs } from "./swingclearance.js";
 import { perFigure } from "./limb.js";
 import { grounding } from "./grounding.js";
 
@@ -208,6 +208,7 @@ export const selfCollision = {
     // a free leg the push took through the floor is cleared in its own chain, not by the clamp
     // lifting the body off its locked feet
     if (ctx.plan.swing.length) clearFreeLimbs(ctx);
+    if (ctx.plan.armSwing.length) clearFreeArms(ctx);
     if (ctx.limbsMoved) grounding.run(ctx);   // the floor clamp (grounding.js)
   },
 };

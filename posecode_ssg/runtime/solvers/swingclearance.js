@@ -8,6 +8,7 @@
  */
 
 import { fromEulerXYZ, jointAngles, matrix, mul, TO_DEG } from "../quat.js";
+import { readChain, rotateJoint } from "./ccd.js";
 import { setX } from "./limb.js";
 
 /**
@@ -111,9 +112,75 @@ export function clearFreeLimbs(ctx, sw = ctx.plan.swing) {
   }
 }
 
-/** Swing clearance as its own pass, after ground-lock and pin (see {@link clearFreeLimbs}). */
+/**
+ * Arm clearance (solve/swingclearance.py `clear_free_arms`, issue 18): while the body lies on a
+ * locked or floor-pinned contact, its trunk on the floor (a `backBones` bone within
+ * `solver.plantedHeight`) and nearer the horizontal than `solver.armClearanceTrunk`, a free arm (`plan.armSwing`: no lock, pin or grip of the hand or
+ * forearm, no reach but for the floor) the pose pushes through the floor swings out to its side
+ * about an axis through the shoulder along the trunk (the horizontal of pelvis → neck; tilted
+ * outwards by the share of the arm's reach along the trunk, see below) until its
+ * lowest point ({@link import("../skeleton.js").Skeleton#lowestPoint}) is half `plantTolerance` under
+ * the floor (y = 0, or the rest of the body's lowest point while a pin holds it below; an arm
+ * resting that little in it is left alone), not by the floor clamp lifting the body off its support: prone, the arm slides along
+ * the floor from beside the hips to beside the head. The turn about a fixed axis has no
+ * singularity where the arm points straight down, so it does not flip between frames; the
+ * shoulder stays in its box widened to its angles. At most `solver.clearanceIterations` rounds,
+ * each raising the lowest point exactly (A cos θ + B sin θ = A + dy, the smallest θ > 0: outwards).
+ */
+export function clearFreeArms(ctx) {
+  const sk = ctx.skeleton, P = sk.worldP, lb = sk.lowestByBone, solver = ctx.rig.solver, arms = ctx.plan.armSwing;
+  const pel = sk.index.get("pelvis") * 3, neck = sk.index.get("neck") * 3;
+  const tx = P[neck] - P[pel], ty = P[neck + 1] - P[pel + 1], tz = P[neck + 2] - P[pel + 2], n = Math.hypot(tx, tz);
+  if (n < solver.armClearanceTrunk * Math.hypot(tx, ty, tz)) return;   // an upright trunk: a swing about it cannot lift an arm
+  sk.measureLowest();
+  // a trunk off the floor (all fours): an arm comes down to the floor, it does not lie on it
+  if (!ctx.rig.backBones.some((b) => lb[sk.index.get(b)] <= solver.plantedHeight)) return;
+  const ax = tx / n, az = tz / n, p = _ap;
+  let fl = 0;
+  for (let b = 0; b < sk.boneCount; b++) if (lb[b] < fl && !arms.some((m) => m.arm[b])) fl = lb[b];
+  // an arm resting on the floor at a keyframe sinks into it by a few millimetres: left alone (the
+  // phases either side would hold it differently); deeper, swung out to that depth
+  const graze = fl - 0.5 * solver.plantTolerance;
+  for (const m of arms) {
+    const s = m.shoulder * 3, o = m.other * 3;
+    for (let it = 0; it < solver.clearanceIterations; it++) {
+      const low = sk.lowestPoint(m.arm, p);
+      if (!(low < graze - 1e-4)) break;
+      // the axis: along the trunk, signed so that a positive turn takes an arm hanging down out to
+      // its own side ((a × down)·out > 0), tilted towards the outward horizontal by the share c of
+      // the arm's reach that runs along the trunk: an arm lying along the body turns up off the
+      // floor at once, not only as it rolls about its own line (lifting by the square of the angle:
+      // a jerk); an arm across the trunk swings out
+      let ox = P[s] - P[o], oz = P[s + 2] - P[o + 2];
+      const on = Math.hypot(ox, oz) || 1e-9;
+      ox /= on; oz /= on;
+      const sg = az * ox - ax * oz > 0 ? 1 : -1;
+      const rx = p[0] - P[s], ry = p[1] - P[s + 1], rz = p[2] - P[s + 2];
+      const c = -(rx * sg * ax + rz * sg * az) / (Math.hypot(rx, ry, rz) || 1e-9);
+      let a0 = sg * ax + c * ox, a2 = sg * az + c * oz;
+      const an = Math.hypot(a0, a2);
+      a0 /= an; a2 /= an;
+      const ra = rx * a0 + rz * a2;
+      const px = rx - a0 * ra, py = ry, pz = rz - a2 * ra;
+      const A = py, B = a2 * px - a0 * pz, R = Math.hypot(A, B);
+      if (R < 1e-9) break;
+      const phi = Math.atan2(B, A), ac = Math.acos(Math.min(1, Math.max(-1, (A + graze - low) / R)));
+      let th = Infinity;
+      for (const x of [phi + ac, phi - ac]) { const d = Math.atan2(Math.sin(x), Math.cos(x)); if (d > 1e-9 && d < th) th = d; }
+      if (th === Infinity) break;
+      readChain(ctx, m.chain, 1);
+      const h = Math.sin(0.5 * th);
+      _aq[0] = a0 * h; _aq[1] = 0; _aq[2] = a2 * h; _aq[3] = Math.cos(0.5 * th);
+      rotateJoint(ctx, m.chain, 0, _aq);
+    }
+  }
+}
+const _ap = new Float64Array(3), _aq = new Float64Array(4);
+
+/** Swing clearance as its own pass, after ground-lock and pin (see {@link clearFreeLimbs}, {@link clearFreeArms}). */
 export const swingClearance = {
   run(ctx) {
     if (ctx.plan.swing.length) clearFreeLimbs(ctx);
+    if (ctx.plan.armSwing.length) clearFreeArms(ctx);
   },
 };
