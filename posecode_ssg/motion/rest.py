@@ -45,19 +45,32 @@ def centre_of_mass(w: World) -> np.ndarray:
     """(3,) whole-body centre of mass (m) of a posed figure: the mass-weighted centres of the
     segments of :data:`posecode_ssg.motion.rig.SEGMENT_MASSES` (Winter 2009, Table 4.1: each
     segment's share of body mass and its centre's place from the proximal end). Points named by a
-    pair (``hip_left+hip_right``) are the midpoint of the two."""
-    total = np.zeros(3)
+    pair (``hip_left+hip_right``) are the midpoint of the two. Summed as one weight per named
+    point (:data:`_COM_WEIGHTS`), the same sum regrouped."""
+    x = y = z = 0.0
+    pos, marks = w.pos, w.landmarks
+    for name, k in _COM_WEIGHTS:
+        p = pos[name] if name in pos else marks[name]
+        x += k * float(p[0])
+        y += k * float(p[1])
+        z += k * float(p[2])
+    return np.array((x, y, z))
+
+
+def _com_weights() -> tuple[tuple[str, float], ...]:
+    """Each point's share of :func:`centre_of_mass`: a segment (from, to, share m, centre f) gives
+    m·(1 − f) to ``from`` and m·f to ``to``, a pair half of it to each; normalised to sum 1."""
+    acc: dict[str, float] = {}
+    total = sum(m for *_x, m, _f in SEGMENT_MASSES)
     for _name, prox, dist, mass, frac in SEGMENT_MASSES:
-        a, b = _point(w, prox), _point(w, dist)
-        total += mass * (a + frac * (b - a))
-    return total / sum(m for *_x, m, _f in SEGMENT_MASSES)
+        for end, share in ((prox, mass * (1.0 - frac)), (dist, mass * frac)):
+            parts = end.split("+")
+            for part in parts:
+                acc[part] = acc.get(part, 0.0) + share / len(parts) / total
+    return tuple(acc.items())
 
 
-def _point(w: World, name: str) -> np.ndarray:
-    if "+" in name:
-        a, b = name.split("+")
-        return 0.5 * (w.point(a) + w.point(b))
-    return w.point(name)
+_COM_WEIGHTS = _com_weights()
 
 
 class _Mesh:
