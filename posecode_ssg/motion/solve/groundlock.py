@@ -274,11 +274,13 @@ def sit_back(pose: Pose, held: list[tuple[str, float, float]], anchors: dict,
     room = float(centre_of_mass(w).dot(hm)) - rear
     if room <= 0.0:
         return False
-    # each leg: its hip and ankle now, its length, its ankle's height over a flat sole
-    legs = []
-    for s, _kh, kv in held:
+    # each leg: its hip and ankle now, its length, its ankle's height over a flat sole; and the
+    # sine of its foot's excess now (the ankle of a foot pivoted on its ball rises with it)
+    legs, rise = [], []
+    for (s, _kh, kv), lv in zip(held, lvs):
         hip, ank = w.pos[f"hip_{s}"].copy(), w.pos[f"ankle_{s}"].copy()
         legs.append((hip, ank, float(norm3(hip - ank)), kv * pose.av.sole_drop + (1.0 - kv) * float(ank[1])))
+        rise.append(math.sin(math.radians(lv[2] - lv[1])))
     root0 = pose.root_pos.copy()
 
     def place(g: float, ankle_y: list[float] | None = None) -> tuple[float, float]:
@@ -297,11 +299,13 @@ def sit_back(pose: Pose, held: list[tuple[str, float, float]], anchors: dict,
         e = max(lv[2] - lv[1] for lv in (level_angles(wg, s, semantic_ankle[s]) for s, _kh, _kv in held))
         return e, float(centre_of_mass(wg).dot(hm)) - rear
 
-    # secant steps from g = 0 and a first step that turns a leg of mean length by the excess,
-    # each at most SIT_BACK_STEP_M; the best point found (balanced, the least excess, then the
+    # secant steps from g = 0 and a first step that turns a leg of mean length by the excess or
+    # takes the centre of mass to the heels' margin (it moves by SIT_BACK_COM_SHARE of the root's
+    # move), at most SIT_BACK_FIRST_M; each later one at most SIT_BACK_STEP_M; the best point found (balanced, the least excess, then the
     # least sit-back) is where it ends
     g0, ex0, room0 = 0.0, ex, room
-    g = -min(math.radians(ex) * float(np.mean([leg[2] for leg in legs])), room, SIT_BACK_STEP_M)
+    g = -min(math.radians(ex) * float(np.mean([leg[2] for leg in legs])), room / SIT_BACK_COM_SHARE,
+             SIT_BACK_FIRST_M)
     ex, room = place(g)
     best = (g, ex, room)
     for _i in range(int(SOLVER["sitBackRounds"])):
@@ -324,14 +328,21 @@ def sit_back(pose: Pose, held: list[tuple[str, float, float]], anchors: dict,
         g, ex, room = best
         place(g)
     if ex > SIT_BACK_DONE_DEG:
-        # short of flat: the heels lift, each foot pivots onto its lowest point, its ankle rising;
-        # the root rises with the ankles (the legs keep their lengths), the feet seated again, so
-        # the pose tends to the flat one as the shortfall vanishes
-        for s, kh, kv in held:
-            _seat(pose, s, kh, anchors[f"foot_{s}"], semantic_ankle[s], None, kv)
+        # short of flat: the heels lift, each foot pivots onto its lowest point, its ankle rising
+        # as at the start in the ratio of the sines of the excesses (a foot turning about its
+        # ball), and the root with it (the legs keep their lengths); so the pose tends to the
+        # flat one as the shortfall vanishes
         wl = pose.world()
-        place(g, [float(wl.pos[f"ankle_{s}"][1]) for s, _kh, _kv in held])
+        place(g, [flat_y + (float(ank[1]) - flat_y) * min(1.0, _sine_ratio(wl, s, semantic_ankle[s], r))
+                  for (s, _kh, _kv), (_h, ank, _l, flat_y), r in zip(held, legs, rise)])
     return True
+
+
+def _sine_ratio(w, s: str, semantic_ankle: float, start: float) -> float:
+    """sin(the excess of foot ``s`` now) / ``start`` (the sine at the sit-back's start; 0 when it
+    was flat then)."""
+    lv = level_angles(w, s, semantic_ankle)
+    return math.sin(math.radians(lv[2] - lv[1])) / start if lv is not None and start > 1e-9 else 0.0
 
 
 def _seat(pose: Pose, s: str, kh: float, anchor, semantic_ankle: float, flat_y: float | None,
@@ -358,10 +369,14 @@ SEAT_ROUNDS = 2
 
 #: degrees a levelled foot may be short of flat for the sit-back to leave it
 SIT_BACK_DONE_DEG = 0.01
-#: metres one step of the sit-back's search may move the root
+#: metres one step of the sit-back's search may move the root; its first guess
 SIT_BACK_STEP_M = 0.1
+SIT_BACK_FIRST_M = 0.3
+#: the share of a sit-back the centre of mass follows (the body moves with the root, the feet
+#: and shins stay: 1 − Winter's feet, legs and about half the thighs ≈ 0.8), for the first guess
+SIT_BACK_COM_SHARE = 0.8
 #: metres of balance room within which the sit-back has gone as far back as it may
-SIT_BACK_ROOM_DONE_M = 1e-4
+SIT_BACK_ROOM_DONE_M = 2e-3
 
 
 def run(st) -> None:

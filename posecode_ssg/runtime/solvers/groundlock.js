@@ -116,7 +116,8 @@ export const groundLock = {
  * `solver.sitBackHeelMargin`. Short of flat at the end, the feet pivot onto their lowest points
  * (the heel lifts; a `foot-flat` warning says so). `auth`: the feet's authored ankle x.
  */
-const _sb = { n: 0, k: new Int8Array(2), hx: 0, hz: 0, rear: 0, root: new Float64Array(3), legs: new Float64Array(14), com: new Float64Array(3) };
+const _sb = { n: 0, k: new Int8Array(2), hx: 0, hz: 0, rear: 0, root: new Float64Array(3), legs: new Float64Array(14), com: new Float64Array(3),
+  rise: new Float64Array(2) };
 function sitBack(ctx, A, auth) {
   const p = ctx.plan, sk = ctx.skeleton, P = sk.worldP, L = sk.landmarkP, solver = ctx.rig.solver, sb = _sb, K = sb.k;
   // the held feet (a foot arriving from the air is not one), firmly down, neither kept on its toes
@@ -145,16 +146,19 @@ function sitBack(ctx, A, auth) {
     legs[o + 4] = P[hip + 1];
     legs[o + 5] = Math.hypot(legs[o], legs[o + 1], legs[o + 2]);
     legs[o + 6] = p.lockWeightV[k] * sk.avatar.sole.drop + (1 - p.lockWeightV[k]) * P[a + 1];
+    // the sine of its foot's excess now (the ankle of a foot pivoted on its ball rises with it)
+    sb.rise[i] = Math.sin(excessOf(ctx, p.lockFeet[k]) * DEG);
     lsum += legs[o + 5];
   }
   sb.rear = rear + solver.sitBackHeelMargin;
   let room = comAlong(sk) - sb.rear;
   if (!(room > 0)) return;
   sb.root.set(sk.rootPos);
-  // secant steps from g = 0 and a first step that turns a leg of mean length by the excess, each
-  // at most SIT_BACK_STEP_M; the best point found (balanced, the least excess, then the least
+  // secant steps from g = 0 and a first step that turns a leg of mean length by the excess or takes
+  // the centre of mass to the heels' margin (SIT_BACK_COM_SHARE of the root's move), at most
+  // SIT_BACK_FIRST_M; each later one at most SIT_BACK_STEP_M; the best point found (balanced, the least excess, then the least
   // sit-back) is where it ends
-  let g0 = 0, ex0 = ex, room0 = room, g = -Math.min(ex * DEG * lsum / n, room, SIT_BACK_STEP_M);
+  let g0 = 0, ex0 = ex, room0 = room, g = -Math.min(ex * DEG * lsum / n, room / SIT_BACK_COM_SHARE, SIT_BACK_FIRST_M);
   place(ctx, A, auth, g, true);
   ex = _placed.ex; room = _placed.room;
   let bg = g, bex = ex, broom = room;
@@ -176,11 +180,14 @@ function sitBack(ctx, A, auth) {
     place(ctx, A, auth, g, true);
   }
   if (ex > SIT_BACK_DONE_DEG) {
-    // short of flat: the heels lift, each foot pivots onto its lowest point, its ankle rising; the
-    // root rises with the ankles (the legs keep their lengths), the feet seated again, so the
-    // pose tends to the flat one as the shortfall vanishes
-    for (let i = 0; i < n; i++) seat(ctx, A, auth, K[i], NaN);
-    for (let i = 0; i < n; i++) _ankY[i] = P[p.lockAnkles[K[i]] * 3 + 1];
+    // short of flat: the heels lift, each foot pivots onto its lowest point, its ankle rising as at
+    // the start in the ratio of the sines of the excesses (a foot turning about its ball), and the
+    // root with it (the legs keep their lengths); so the pose tends to the flat one as the
+    // shortfall vanishes
+    for (let i = 0; i < n; i++) {
+      const o = 7 * i, r0 = sb.rise[i], r = r0 > 1e-9 ? Math.min(1, Math.sin(excessOf(ctx, p.lockFeet[K[i]]) * DEG) / r0) : 0;
+      _ankY[i] = legs[o + 6] + (legs[o + 3] - legs[o + 6]) * r;
+    }
     place(ctx, A, auth, g, false);
   }
 }
@@ -188,10 +195,12 @@ const _ankY = new Float64Array(2);
 
 /** degrees a levelled foot may be short of flat for the sit-back to leave it (solve/groundlock.py SIT_BACK_DONE_DEG) */
 const SIT_BACK_DONE_DEG = 0.01;
-/** metres one step of the sit-back's search may move the root (solve/groundlock.py SIT_BACK_STEP_M) */
-const SIT_BACK_STEP_M = 0.1;
+/** metres one step of the sit-back's search may move the root, its first guess (solve/groundlock.py SIT_BACK_STEP_M, SIT_BACK_FIRST_M) */
+const SIT_BACK_STEP_M = 0.1, SIT_BACK_FIRST_M = 0.3;
+/** the share of a sit-back the centre of mass follows, for the first guess (SIT_BACK_COM_SHARE) */
+const SIT_BACK_COM_SHARE = 0.8;
 /** metres of balance room within which the sit-back has gone as far back as it may (SIT_BACK_ROOM_DONE_M) */
-const SIT_BACK_ROOM_DONE_M = 1e-4;
+const SIT_BACK_ROOM_DONE_M = 2e-3;
 
 /** How far (degrees) the ankle box of `side` is short of laying its sole flat (0 when it can). */
 function excessOf(ctx, side) {
