@@ -13,17 +13,16 @@ import numpy as np
 from posecode_ssg.evaluate.context import Context
 from posecode_ssg.evaluate.runs import run_violations
 from posecode_ssg.evaluate.thresholds import METRIC, DocumentMetrics, Violation
-from posecode_ssg.language.vocabulary import BONES, FLOOR
+from posecode_ssg.language.vocabulary import BONES
 from posecode_ssg.motion.fk import lowest_by_bone_of_arrays, subtree
 from posecode_ssg.motion.rig import avatar as rig_avatar
 
 
 def held_up(ph: dict[str, Any]) -> bool:
-    """True when a phase (motion JSON) hangs the body from something other than the floor: it
-    grips, or pins an effector to a prop anchor (target not ``floor``) — the phases the numpy
-    floor clamp does not put on the floor (motion/solve/floorclamp.py ``floor_bound``). Reaches
-    hold nothing up; the wrap ({}) is free."""
-    return bool(ph.get("grip")) or any(target != FLOOR for _e, target in ph.get("pin", []))
+    """True when a phase (motion JSON) hangs the body from something other than the floor (its
+    ``hang``, decided by the compiler: a grip, or a pin to a prop anchor, motion/support.py
+    ``hangs``); the wrap ({}) is free."""
+    return bool(ph.get("hang"))
 
 
 def bone_lows(ctx: Context) -> dict[str, np.ndarray]:

@@ -50,7 +50,7 @@ from .rotation import (
     round_quat,
 )
 from .startpose import grounded_start_root
-from .support import BOTH_FEET, floor_foot_pin, is_gait, phase_support
+from .support import BOTH_FEET, floor_foot_pin, hangs, is_gait, phase_support
 
 #: the bones' ROM boxes, a fixed table made once per bone (callers only read it)
 rom_box = lru_cache(maxsize=None)(_rom_box_uncached)
@@ -74,7 +74,8 @@ class Keyframe:
     the carried absolute values; ``turn_authored`` / ``travel_authored`` say whether this phase
     wrote them. ``line`` is the step's source line, ``ground_lock_line`` the ground-lock line.
     ``support``: the contacts holding the body at the phase's end; ``gait``: its floor foot pins
-    are stance legs of a travelling gait (both decided once, :mod:`posecode_ssg.motion.support`).
+    are stance legs of a travelling gait; ``hang``: it holds the body up off the floor (grip, a pin
+    to a prop anchor) (decided once, :mod:`posecode_ssg.motion.support`).
     """
 
     name: str
@@ -97,6 +98,7 @@ class Keyframe:
     authored: dict[str, tuple[str, ...]] = field(default_factory=dict)
     support: frozenset = BOTH_FEET
     gait: bool = False
+    hang: bool = False
     rest: tuple[float, ...] = NO_REST
 
 
@@ -200,6 +202,8 @@ class MotionProgram:
             ph["support"] = sorted(kf.support)
             if kf.gait:
                 ph["gait"] = True
+            if kf.hang:
+                ph["hang"] = True
             if kf.rest != NO_REST:
                 ph["rest"] = list(kf.rest)
             if kf.cue is not None:
@@ -350,6 +354,7 @@ def compile_ir(ir: IR, *, avatar: str | None = None) -> MotionProgram:
         kf.support = phase_support(kf.ground_lock, *([(c.effector, c.target) for c in cs]
                                                      for cs in (kf.pins, kf.grips, kf.reaches)))
         kf.gait = gait and floor_foot_pin(kf.pins)
+        kf.hang = hangs(kf.pins, kf.grips)
 
     last = keyframes[-1]
     home = (all(last.quat[b] is base_q[b] or angle_deg(last.quat[b], base_q[b]) <= HOME_TOLERANCE_DEG

@@ -101,6 +101,12 @@ def motion_schema() -> dict[str, Any]:
                                        "those pins are stance legs (KR §8; motion/support.py).",
                         "const": True,
                     },
+                    "hang": {
+                        "description": "Present (true) on a phase that holds the body up off the floor "
+                                       "(a grip, or a pin to a prop anchor): not set down on the floor "
+                                       "(motion/support.py).",
+                        "const": True,
+                    },
                     "rest": {"$ref": "#/$defs/rest"},
                     "cue": {"type": "string"},
                     "line": {"type": "integer", "minimum": 0},

@@ -1,6 +1,6 @@
 """What holds the body, decided once at compile time and carried per phase in the motion JSON
-(``support``, ``gait``), so that the numpy solve, the browser runtime and ``eval`` read the same
-answer instead of each deriving it.
+(``support``, ``gait``, ``hang``), so that the numpy solve, the browser runtime and ``eval``
+read the same answer instead of each deriving it.
 
 - **support** of a phase: the contacts that hold the body at its end, which the next phase's
   ground-locks hold on: its ground-locks and pins, and the feet it reached to the floor
@@ -10,6 +10,8 @@ answer instead of each deriving it.
   floor-pins feet on both sides treats its floor foot pins as stance legs (the root keeps its
   travelled position, the leg reaches the plant). Carried on the phases that floor-pin a foot,
   the only phases the rule changes.
+- **hang** (:func:`hangs`): the phase holds the body up off the floor (a grip, a pin to a prop
+  anchor).
 """
 
 from __future__ import annotations
@@ -28,6 +30,14 @@ def phase_support(ground_lock, pins, grips, reaches) -> frozenset:
     if ground_lock or pins or grips:
         return frozenset(ground_lock) | {e for e, _t in pins} | {e for e, t in reaches if t == FLOOR}
     return BOTH_FEET
+
+
+def hangs(pins, grips) -> bool:
+    """Whether a phase holds the body up off the floor: it grips (a bar, the dip bars) or pins
+    an effector to a prop's anchor (the box, the seat), so the floor is not where it rests (the
+    floor clamp does not set it down; eval's float does not count it; the runtime's entry blend
+    does not keep it on the floor). ``pins``, ``grips``: contacts with ``target``."""
+    return bool(grips) or any(c.target != FLOOR for c in pins)
 
 
 def floor_foot_pin(pins) -> bool:

@@ -36,16 +36,15 @@ export class FigureModel {
     this.rootChannels = new Float64Array(ROOT_CHANNELS);
     this._yawQ = new Float64Array(4);
     this._restQ = new Float64Array(4);
-    // per segment: contacts of the destination phase; floor-bound unless it hangs (grip, or a pin
-    // to a non-floor anchor)
+    // per segment: contacts of the destination phase; floor-bound unless it hangs (motion JSON
+    // `hang`: a grip, or a pin to a prop anchor; decided by the compiler)
     const S = this.timeline.segmentCount;
     this.segContacts = [];
     this.segFloorBound = new Uint8Array(S);
     for (let s = 0; s < S; s++) {
       const ph = s < motion.phases.length ? motion.phases[s] : {};
       this.segContacts.push(resolveContacts(ph, rig, sk));
-      const hangs = (ph.grip || []).length > 0 || (ph.pin || []).some(([, a]) => a !== "floor");
-      this.segFloorBound[s] = hangs ? 0 : 1;
+      this.segFloorBound[s] = ph.hang === true ? 0 : 1;
     }
     /** the solve context handed to every pass (solvers/index.js) */
     this.ctx = { skeleton: sk, localQ: this.localQ, floorBound: true, segment: 0, contacts: [], warnings: [], rig,

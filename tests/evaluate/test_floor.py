@@ -63,8 +63,9 @@ def test_float_is_the_worst_height_over_the_loop():
     assert v.t == pytest.approx(0.7) and v.phase == "Down" and v.value == pytest.approx(30.0, abs=1e-6)
 
 
-@pytest.mark.parametrize("held", [{"grip": [["hand_left", "bar_left"], ["hand_right", "bar_right"]]},
-                                  {"pin": [["foot_left", "box"]]}])
+# a phase that holds the body up carries the compiler's "hang" (motion/support.py)
+@pytest.mark.parametrize("held", [{"grip": [["hand_left", "bar_left"], ["hand_right", "bar_right"]], "hang": True},
+                                  {"pin": [["foot_left", "box"]], "hang": True}])
 def test_a_grip_or_prop_pin_phase_is_not_measured(held):
     mot = motion([{"name": "Hang", "d": 0.5, **held}, {"name": "Stand", "d": 0.5}], wrap=0.5)
     s = samples(mot)
@@ -80,7 +81,7 @@ def test_a_grip_or_prop_pin_phase_is_not_measured(held):
 
 def test_the_wrap_is_measured_and_a_floor_pin_is_not_a_hold():
     mot = motion([{"name": "Lunge", "d": 0.5, "pin": [["foot_left", "floor"]]},
-                  {"name": "Hang", "d": 0.5, "grip": [["hand_left", "bar_left"]]}], wrap=0.5)
+                  {"name": "Hang", "d": 0.5, "grip": [["hand_left", "bar_left"]], "hang": True}], wrap=0.5)
     s = samples(mot)
     raise_figure(s, -standing_sole_bottom(s)[0])
     raise_figure(s, 0.010, s.segment == 0)          # the floor-pinned phase: 10 mm
@@ -123,7 +124,7 @@ def test_a_figure_below_the_floor_floats_0():
 
 
 def test_only_held_phases_is_nothing_to_measure():
-    mot = motion([{"name": "Hang", "d": 1.0, "grip": [["hand_left", "bar_left"]]}])
+    mot = motion([{"name": "Hang", "d": 1.0, "grip": [["hand_left", "bar_left"]], "hang": True}])
     s = samples(mot)
     raise_figure(s, 0.5)
     res = evaluate_samples(s, mot, RIG)
@@ -136,7 +137,7 @@ def test_a_ground_lock_lifted_at_its_phase_start_explains_the_float_there(phase,
     # the segment leaving a hang: it starts 300 mm up and comes down to the floor by its end;
     # a lifted lock of its own phase or of the one before (which it leaves) explains that, not
     # one of an unrelated phase
-    mot = motion([{"name": "Hang", "d": 0.5, "grip": [["hand_left", "bar_left"]]},
+    mot = motion([{"name": "Hang", "d": 0.5, "grip": [["hand_left", "bar_left"]], "hang": True},
                   {"name": "Down", "d": 0.5, "gl": ["foot_left", "foot_right"]}])
     s = samples(mot)
     raise_figure(s, -standing_sole_bottom(s)[0])
@@ -190,7 +191,7 @@ def test_letting_go_of_a_grip_is_a_fall_not_a_float_only_at_gravity(profile, fai
     # hanging 30 cm up, then let go: a body falling from rest lands after sqrt(2h/g) = 0.247 s;
     # coming down slower (eased over the whole phase) is a float
     h = 0.300
-    mot = motion([{"name": "Hang", "d": 0.5, "grip": [["hand_left", "bar_left"], ["hand_right", "bar_right"]]},
+    mot = motion([{"name": "Hang", "d": 0.5, "grip": [["hand_left", "bar_left"], ["hand_right", "bar_right"]], "hang": True},
                   {"name": "Let go", "d": 0.8}], wrap=0.5)
     s = samples(mot)
     raise_figure(s, -standing_sole_bottom(s)[0])

@@ -115,3 +115,20 @@ def test_support_and_gait_are_carried_per_phase():
     jsonschema.validate(doc, json.loads(SCHEMA_PATH.read_text()))
     still = walk.replace("    travel: 0 0.3\n", "").replace("    travel: 0 0.6\n", "")
     assert not any(ph.get("gait") for ph in compile_ir(parse(still).ir).to_json()["phases"])
+
+
+def test_a_phase_that_holds_the_body_up_is_marked_hang():
+    """A phase that grips a bar or pins an effector to a prop anchor holds the body up off the
+    floor (motion JSON ``hang``); one pinned to the floor, locked, reaching or free does not."""
+    from posecode_ssg.language import parse
+    from posecode_ssg.motion import compile_ir
+
+    src = ('posecode exercise "Mixed"\n  rig humanoid\n  prop bar\n  prop box\n  pose start = standing\n'
+           '  step "Hang" 1s settle:\n    shoulders: flex 170\n    grip: hands bar\n'
+           '  step "Stand" 1s settle:\n    shoulders: flex 0\n    ground-lock: feet\n'
+           '  step "Up" 1s settle:\n    hip_left: flex 60\n    knee_left: flex 60\n    pin: foot_left box\n'
+           '  step "Kneel" 1s settle:\n    knees: flex 90\n    pin: knee_left floor\n'
+           '  step "Free" 1s settle:\n    knees: flex 0\n    reach: hand_left floor\n')
+    doc = compile_ir(parse(src).ir).to_json()
+    assert [ph.get("hang", False) for ph in doc["phases"]] == [True, False, True, False, False]
+    jsonschema.validate(doc, json.loads(SCHEMA_PATH.read_text()))

@@ -106,7 +106,7 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
   // let go: the previous phase hung from a grip and this one does not (blend.js: the drop)
   plan.release = !!(prevPhase && (prevPhase.grip || []).length && !(phase.grip || []).length);
   // entered from a phase the floor carried (no grip, no pin to a prop): blend.js keeps it down
-  plan.fromFloor = !prevPhase || !((prevPhase.grip || []).length || (prevPhase.pin || []).some(([, a]) => a !== "floor"));
+  plan.fromFloor = !prevPhase || prevPhase.hang !== true;
   const gl = phase.gl || [];
   const feet = SIDES.filter((s) => gl.includes(`foot_${s}`));
   if (feet.length && !gl.includes("back")) {
