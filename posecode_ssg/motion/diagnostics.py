@@ -63,6 +63,10 @@ def kinematic_diagnostics(program) -> list[Diagnostic]:
       floor while a floor pin holds the body on it, so the floor clamp lifts the pinned effector
       off the floor (midphase.py :func:`~posecode_ssg.motion.midphase.pin_lifts`); names the
       phase, the effector and the lift, at the pin's line.
+    - ``kinematic-arm-floor``: at a phase end, the authored angles put a free arm of a body lying
+      on the floor through it, and the arm clearance (solve/swingclearance.py ``clear_free_arms``)
+      swings it out along the floor, its hand more than :data:`ARM_SWING_REPORT` (5 cm) from where
+      the angles put it; at the step line.
     - ``kinematic-choreography-base``: ``turn``/``travel`` on a lying or seated start pose (out of
       scope, spec §6), at the step line.
     - ``kinematic-loop-start``: a loop that ends on its start pose as written (no wrap segment,
@@ -144,6 +148,17 @@ def kinematic_diagnostics(program) -> list[Diagnostic]:
             out.append(_warn("kinematic-choreography-base", kf.line,
                              f"{what} on the {program.start_pose} start pose is out of scope "
                              "(spec §6: standing poses only)", phase=kf.name))
+    for kf, ph in zip(program.keyframes, sol.phases):
+        for side, (depth, moved) in sorted(ph.arms_swung.items()):
+            if moved <= ARM_SWING_REPORT:
+                continue
+            out.append(_warn("kinematic-arm-floor", kf.line,
+                             f"in phase {kf.name!r} the authored angles put the {side} arm {_cm(depth)} "
+                             f"through the floor; it is swung out along the floor to clear it, its hand "
+                             f"{_cm(moved)} from where the angles put it",
+                             "raise the arm (less shoulder flexion for a body lying face down) or bend the "
+                             "elbow, so that the hand rests on the floor where it should",
+                             phase=kf.name, side=side, depth=round(depth, 3), moved=round(moved, 3)))
     for i, effector, lift, u, bone in pin_lifts(program, sol):
         kf = program.keyframes[i]
         line = next((c.line for c in kf.pins if c.effector == effector and c.line), kf.line)
@@ -170,6 +185,9 @@ def kinematic_diagnostics(program) -> list[Diagnostic]:
                              phase=kf.name, foot=f"foot_{side}", offset=round(offsets[side], 3)))
     return out
 
+
+#: how far (m) the arm clearance may move a hand at a phase end before ``kinematic-arm-floor`` says so
+ARM_SWING_REPORT = 0.05
 
 #: how far (m) a foot may end from where the start pose stands it, in the body's frame, before a
 #: loop that returns to its start pose as written is reported (``kinematic-loop-start``)

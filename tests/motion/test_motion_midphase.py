@@ -70,3 +70,42 @@ def test_arms_swept_along_the_floor_of_a_lying_body_leave_the_pin_down():
                                  "mobility/kneeling-hip-flexor-stretch.md", "props/seated-knee-extension.md"])
 def test_a_pinned_contact_the_runtime_keeps_down_is_not_reported(rel):
     assert _lifted(rel) == []
+
+
+#: a cobra as a new user wrote it (issue 18 review): pressing up with the shoulders flexed 40° takes
+#: the straight arms through the floor at the phase end, so they are swung out along it
+PRESS_UP = """
+posecode stretch "My cobra"
+  rig humanoid
+  pose start = prone
+  step "Press up" 2s settle:
+    spine: extend 25
+    chest: extend 15
+    shoulders: flex 40
+    elbows: flex 20
+    pin: pelvis floor
+    reach: hands floor
+"""
+
+
+def test_an_arm_swung_out_along_the_floor_at_a_phase_end_is_named():
+    from posecode_ssg.motion.fk import forward_kinematics, subtree
+    from posecode_ssg.motion.solve import solve_keyframes
+
+    program = compile_source(PRESS_UP)
+    found = [d for d in kinematic_diagnostics(program) if d.code == "kinematic-arm-floor"]
+    assert sorted(d.extra["side"] for d in found) == ["left", "right"]
+    sol = solve_keyframes(program)
+    end = sol.phases[0].world
+    for d in found:
+        assert d.line == 4 and d.extra["phase"] == "Press up" and "'Press up'" in d.message
+        # the authored arm, posed on the solved body, goes this deep under the floor (an
+        # independent forward kinematics of the keyframe's angles at the solved root)
+        w = forward_kinematics(end.avatar, program.keyframes[0].euler, end.root_pos, end.root_rot)
+        assert d.extra["depth"] == pytest.approx(-w.lowest(subtree(f"elbow_{d.extra['side']}")), abs=0.02)
+        # where the angles put the hand, and where the clearance left it
+        assert d.extra["moved"] > 0.3
+        assert end.pos[f"wrist_{d.extra['side']}"][1] < 0.1
+    # prone-on-elbows as first written sweeps its arms through the floor mid-phase only (cleared
+    # then), and they end on the floor where its angles put them: nothing to say
+    assert not [d for d in kinematic_diagnostics(compile_source(PRONE_ON_ELBOWS)) if d.code == "kinematic-arm-floor"]

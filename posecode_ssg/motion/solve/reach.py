@@ -63,4 +63,4 @@ def run(st) -> None:
         clear_free_limbs(pose, kf, reached=True, start=st.prev.world, decided=st.decided)
     if st.stands:
         # a hand reaching for the floor presses its fingers through it: its arm swings out
-        clear_free_arms(pose, kf)
+        clear_free_arms(pose, kf, st.res.arms_swung)

@@ -50,6 +50,7 @@ class PhaseSolution:
     drift: list[tuple[str, float]] = field(default_factory=list)          # (foot, metres)
     rolled: list[tuple[str, float, float]] = field(default_factory=list)  # (side, lean °, edge lift m)
     planted: dict[str, np.ndarray] = field(default_factory=dict)          # contact -> world point
+    arms_swung: dict[str, tuple[float, float]] = field(default_factory=dict)  # side -> (depth m, hand moved m)
 
 
 @dataclass

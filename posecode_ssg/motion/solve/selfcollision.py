@@ -74,4 +74,4 @@ def run(st) -> None:
     resolve_self_collision(st.pose, set(kf.ground_lock) | held, held)
     if st.stands:
         clear_free_limbs(st.pose, kf, arriving=st.arriving, start=st.prev.world, decided=st.decided)
-        clear_free_arms(st.pose, kf)
+        clear_free_arms(st.pose, kf, st.res.arms_swung)

@@ -124,7 +124,7 @@ def clear_free_limbs(pose: Pose, kf, reached: bool = False, arriving: frozenset 
                 hinge_up(pose, f"hip_{s}", pose.world().pos[knee].copy(), graze - low[knee], 2)
 
 
-def clear_free_arms(pose: Pose, kf) -> None:
+def clear_free_arms(pose: Pose, kf, swung: dict | None = None) -> None:
     """Arm clearance (issue 18): while the body lies on a lock or a floor pin, its trunk on the
     floor (its back bones within ``plantedHeight``) and nearer the horizontal than
     ``SOLVER["armClearanceTrunk"]`` (prone, supine; not all fours), an arm
@@ -140,8 +140,10 @@ def clear_free_arms(pose: Pose, kf) -> None:
     through the floor lifted the pinned pelvis 27–57 cm). The turn about a fixed axis has no
     singularity where the arm points straight down, so it does not flip between frames; the
     shoulder stays in its ROM box (widened to its angles). ``clearanceIterations`` rounds, each
-    raising the arm's lowest point exactly (A cos θ + B sin θ = A + dy, θ > 0: outwards). Same
-    rule in runtime/solvers/swingclearance.js ``clearFreeArms``."""
+    raising the arm's lowest point exactly (A cos θ + B sin θ = A + dy, θ > 0: outwards). With
+    ``swung``, each arm it moves is recorded there: side -> (how deep its lowest point went
+    through the floor, how far its wrist moved; m, the larger of the calls), for
+    ``kinematic-arm-floor``. Same rule in runtime/solvers/swingclearance.js ``clearFreeArms``."""
     held = {c.effector for c in list(kf.pins) + list(kf.grips)} | set(kf.ground_lock)
     held |= {c.effector for c in kf.reaches if c.target != FLOOR}
     sides = [s for s in ("left", "right") if not held & {f"hand_{s}", f"fist_{s}", f"elbow_{s}"}]
@@ -164,11 +166,13 @@ def clear_free_arms(pose: Pose, kf) -> None:
     graze = fl - 0.5 * float(SOLVER["plantTolerance"])
     for s in sides:
         shoulder, other = f"shoulder_{s}", f"shoulder_{'right' if s == 'left' else 'left'}"
+        wrist0, depth = pose.world().pos[f"wrist_{s}"].copy(), 0.0
         for _it in range(int(SOLVER["clearanceIterations"])):
             w = pose.world()
             low, p = lowest_point(w, arms[s])
             if low >= graze - 1e-4:
                 break
+            depth = max(depth, fl - low)
             # the axis: along the trunk, signed so that a positive turn takes an arm hanging down
             # out to its own side, tilted towards the outward horizontal by the share of the
             # arm's reach that runs along the trunk (c): an arm lying along the body turns up off
@@ -196,6 +200,10 @@ def clear_free_arms(pose: Pose, kf) -> None:
                 break
             e = turned_euler(pose.local[shoulder], w.rot[shoulder], a, theta)
             pose.set_euler(shoulder, clamp_box(shoulder, e, pose.euler[shoulder]))
+        if swung is not None and depth > 0.0:
+            moved = float(np.linalg.norm(pose.world().pos[f"wrist_{s}"] - wrist0))
+            old = swung.get(s, (0.0, 0.0))
+            swung[s] = (max(old[0], depth), max(old[1], moved))
 
 
 def heel_on_floor(pose: Pose, side: str, dy: float) -> None:
@@ -220,4 +228,4 @@ def run(st) -> None:
     (:attr:`~.plan.PhaseState.stands`), free legs are kept out of the floor in their own chain."""
     if st.stands:
         clear_free_limbs(st.pose, st.kf, arriving=st.arriving, start=st.prev.world, decided=st.decided)
-        clear_free_arms(st.pose, st.kf)
+        clear_free_arms(st.pose, st.kf, st.res.arms_swung)
