@@ -11,6 +11,7 @@ crossings a kinematic diagnostic predicts. One module per family, below this one
 - :mod:`~posecode_ssg.evaluate.props`: prop penetration;
 - :mod:`~posecode_ssg.evaluate.self_collision`: self-collision depth;
 - :mod:`~posecode_ssg.evaluate.floor`: float (the lowest point of a figure nothing holds up);
+- :mod:`~posecode_ssg.evaluate.support`: support (the centre of mass over the base of support);
 - :mod:`~posecode_ssg.evaluate.rom`: range of motion;
 - :mod:`~posecode_ssg.evaluate.velocity`: angular-velocity continuity at keyframes;
 - :mod:`~posecode_ssg.evaluate.explain`: explained crossings.
@@ -28,6 +29,7 @@ from posecode_ssg.evaluate.explain import explain
 from posecode_ssg.evaluate.floor import floor_metrics, held_up, lowest_points
 from posecode_ssg.evaluate.planted import held_contacts, pivot_drift, planted_metrics
 from posecode_ssg.evaluate.props import body_capsules, prop_metrics
+from posecode_ssg.evaluate.support import support_metrics
 from posecode_ssg.evaluate.rom import box_excess, rom_metrics
 from posecode_ssg.evaluate.sampler import Samples
 from posecode_ssg.evaluate.self_collision import (
@@ -69,6 +71,7 @@ def evaluate_samples(samples: Samples, motion: dict[str, Any], rig: dict[str, An
     prop_metrics(ctx, res)
     self_collision_metrics(ctx, res)
     floor_metrics(ctx, res)
+    support_metrics(ctx, res)
     rom_metrics(ctx, res)
     velocity_metrics(ctx, res)
     res.worst = {m.key: res.worst.get(m.key) for m in METRICS}

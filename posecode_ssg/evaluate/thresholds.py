@@ -14,6 +14,7 @@ metric (JSON key)      unit    limit       source
 ``penetration``        mm      ≤ 5         issue 5 item 4; faces and capsules KR §10.1
 ``self_collision``     mm      ≤ 5         issue 5 item 4; capsules KR §10.2
 ``float``              mm      ≤ 5         issue 18 item 3; spec §6 (lowest point on the floor)
+``support``            mm      ≤ 20        issue 19 item 4 (centre of mass over the base of support)
 ``rom``                count   0           issue 5 item 4; boxes ``rig.json`` ``rom`` ± 0.5°
 ``velocity_jump``      rad/s   see below   spec §4 "C1-continuous"; docs/runtime.md exemptions
 =====================  ======  ==========  =====================================================
@@ -48,6 +49,7 @@ METRICS: tuple[Metric, ...] = (
     Metric("penetration", "prop", "mm", 5.0),
     Metric("self_collision", "self", "mm", 5.0),
     Metric("float", "float", "mm", 5.0),
+    Metric("support", "support", "mm", 20.0),
     Metric("rom", "rom", "", 0.0),
     Metric("velocity_jump", "C1", "rad/s", 0.0),   # limit per keyframe: VELOCITY_* below
 )

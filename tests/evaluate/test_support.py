@@ -1,0 +1,79 @@
+"""The ``support`` metric (issue 19 item 4): how far the centre of mass's floor projection lies
+outside the convex hull of what touches the floor. Expected values come from rig.json's sole box
+and the standing pose's symmetry (its centre of mass lies on the midline, x = 0), not from the
+evaluator's primitives."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from eval_synthetic import RIG, motion, move_foot, samples
+
+from posecode_ssg.evaluate.metrics import evaluate_samples
+from posecode_ssg.evaluate.support import hull_distances
+
+SOLE = RIG["avatars"]["avatar1"]["sole"]
+
+
+def supports(res):
+    return [v for v in res.violations if v.metric == "support"]
+
+
+def grounded(mot):
+    """Samples of the neutral stance with the soles' bottoms on the floor (y = 0)."""
+    s = samples(mot)
+    ankle_y = s.bone("ankle_left")[0, 1]
+    bottom = ankle_y + SOLE["center"][1] - 0.5 * SOLE["size"][1]
+    s.pos[:, :, 1] -= bottom
+    s.lm[:, :, 1] -= bottom
+    return s
+
+
+def test_standing_on_both_feet_is_supported():
+    mot = motion([{"name": "Stand", "d": 1.0}])
+    res = evaluate_samples(grounded(mot), mot, RIG)
+    assert res.worst["support"] == 0.0 and not supports(res)
+
+
+def test_one_foot_up_leaves_the_centre_of_mass_beside_the_other_sole():
+    mot = motion([{"name": "Stand", "d": 0.5}, {"name": "Lift", "d": 0.5}])
+    s = grounded(mot)
+    lift = s.segment == 1
+    move_foot(s, "right", np.array([0.0, 0.050, 0.0]), lift)   # the right foot 5 cm up
+    res = evaluate_samples(s, mot, RIG)
+    # the centre of mass stays on the midline (x = 0, feet moved straight up); the left sole's
+    # inner edge is at ankle x − half the sole's width (the box is centred under the ankle in x)
+    left_x = s.bone("ankle_left")[0, 0]
+    inner = left_x + SOLE["center"][0] - 0.5 * SOLE["size"][0]
+    want_mm = 1000.0 * abs(inner)
+    assert res.worst["support"] == pytest.approx(want_mm, abs=0.5)
+    (v,) = supports(res)
+    assert v.phase == "Lift" and v.subject == "centre of mass" and v.limit == 20.0
+
+
+def test_a_gripped_phase_is_not_measured():
+    mot = motion([{"name": "Hang", "d": 0.5, "grip": [["hand_left", "bar_left"], ["hand_right", "bar_right"]],
+                   "hang": True}, {"name": "Stand", "d": 0.5}])
+    s = grounded(mot)
+    move_foot(s, "right", np.array([0.0, 0.050, 0.0]), s.segment == 0)
+    res = evaluate_samples(s, mot, RIG)
+    assert res.worst["support"] == 0.0 and not supports(res)
+
+
+def test_a_figure_in_the_air_has_no_support_to_measure():
+    mot = motion([{"name": "Jump", "d": 1.0}])
+    s = grounded(mot)
+    s.pos[:, :, 1] += 0.3
+    s.lm[:, :, 1] += 0.3
+    res = evaluate_samples(s, mot, RIG)
+    assert res.worst["support"] is None and not supports(res)
+
+
+def test_hull_distance_of_a_square_matches_the_point_to_square_distance():
+    rng = np.random.default_rng(4)
+    square = np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0], [0.2, 0.3]])   # one inner point
+    c = rng.uniform(-3, 3, (200, 2))
+    want = np.hypot(np.maximum(np.abs(c[:, 0]) - 1.0, 0.0), np.maximum(np.abs(c[:, 1]) - 1.0, 0.0))
+    got = hull_distances(np.repeat(square[None], 200, 0), np.ones((200, 5), bool), c)
+    # the support function over 2.5° steps is short of the exact distance by at most 1 − cos 1.25°
+    np.testing.assert_allclose(got, want, rtol=3e-4, atol=1e-12)
