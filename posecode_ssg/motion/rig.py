@@ -524,4 +524,28 @@ SOLVER: Mapping[str, Any] = MappingProxyType({
     # out along the floor instead of through it
     "armClearanceTrunk": 0.7071,
     "sitBackRounds": 3,
+    # weight shift (solve/balance.py): a point bears weight fully within the band's first
+    # fraction of plantedHeight of the floor (5 mm) and none from its second (1 cm, where eval's
+    # support stops counting a contact), smoothstep between: the free foot as it lifts (the
+    # weight goes over the stance foot), a stance sole's corners (its base)
+    "shiftHeightBand": (0.1, 0.2),
+    # runtime only (solvers/balance.js): the weight goes over this long (s) before the free foot
+    # lifts, as a body shifts its weight before it steps (anticipatory postural adjustment)
+    "shiftLead": 0.3,
+    # its search (solve/balance.py shift_weight): rounds of a root move by what the centre of mass
+    # still lacks over the share of a root move it follows (the stance leg stays: about 0.9), the
+    # metres it may still lie off the base when it stops, the stance leg's IK rounds that bring
+    # the foot's held point back onto its footprint, and halvings of a shift the leg cannot hold
+    "shiftRounds": 3,
+    # how far (m) outside the sole box's edges the centre of mass may stand (solve/balance.py
+    # over_base): the box is narrower and shorter than a person's foot (75 x 185 mm against about
+    # 100 x 250); within eval's 20 mm
+    "shiftMargin": 0.015,
+    # the most (degrees) the shift leans the stance leg across its foot: the rig's ankle is a
+    # hinge, so the sole rolls onto its edge by the lean (eval fails a planted sole past 5°)
+    "shiftLeanLimit": 4.8,
+    "shiftComShare": 0.9,
+    "shiftDone": 0.001,
+    "shiftHoldRounds": 3,
+    "shiftBisect": 8,
 })

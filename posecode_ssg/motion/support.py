@@ -32,6 +32,19 @@ def phase_support(ground_lock, pins, grips, reaches) -> frozenset:
     return BOTH_FEET
 
 
+def stance_foot(support, free=()) -> str | None:
+    """The side ("left" / "right") a phase stands on when one foot alone bears the body: its
+    support less the contacts not bearing weight yet (``free``: a foot reaching for the floor, a
+    locked foot arriving from the air) is that foot (the weight shift: solve/balance.py,
+    runtime/solvers/balance.js). None otherwise."""
+    bearing = set(support) - set(free)
+    if len(bearing) == 1:
+        (only,) = bearing
+        if only.startswith("foot_"):
+            return only[5:]
+    return None
+
+
 def hangs(pins, grips) -> bool:
     """Whether a phase holds the body up off the floor: it grips (a bar, the dip bars) or pins
     an effector to a prop's anchor (the box, the seat), so the floor is not where it rests (the

@@ -10,9 +10,11 @@ import { ROOT_CHANNELS, Timeline } from "./timeline.js";
 import { axisAngle, DEG, mul, TO_DEG } from "./quat.js";
 import { runPasses } from "./solvers/index.js";
 import { contactResidual, resolveContacts } from "./solvers/contacts.js";
-import { emptyPlan, planSegment } from "./solvers/plan.js";
+import { emptyPlan, planSegment, planWrap, SHIFT_PROBES } from "./solvers/plan.js";
 import { setEntryBlend, setExitBlend } from "./solvers/blend.js";
 import { span } from "./solvers/ccd.js";
+import { ankleX } from "./solvers/measure.js";
+import { measureStance } from "./solvers/balance.js";
 
 const NO_CONTACTS = [];
 const NO_PLAN = emptyPlan();
@@ -80,9 +82,44 @@ export class FigureModel {
   }
 
   /**
+   * The weight shift's look-ahead and look-behind over one-foot segment `s` (solvers/balance.js),
+   * from probes at `SHIFT_PROBES` + 1 even steps of the segment: the lift share of the rest of
+   * the body (0 down … 1 a band up) and the weights of the stance sole's 4 base corners.
+   * `w.ahead[k]`: the largest lift share within a probe step and `solver.shiftLead` seconds
+   * either side of step k, each weighted by smoothstep(1 − its distance past the step /
+   * shiftLead); `w.cornerE[4k + j]`: corner j's smallest weight, likewise — the weight goes over
+   * before the foot lifts and comes back after it is down, and a base corner (a heel) counts
+   * only after it has come down. Both are faded to the probe's own values over shiftLead from the
+   * segment's ends, whose instants keep them (the previous end; the numpy phase-end twin).
+   */
+  _shiftAhead(s, w) {
+    const tl = this.timeline, N = SHIFT_PROBES, t0 = tl.times[s], T = tl.times[s + 1] - t0, lead = this.rig.solver.shiftLead;
+    const lift = new Float64Array(N + 1), corner = new Float64Array(4 * (N + 1));
+    w.probing = true;
+    // the pose as shown (after every pass, the entry blend's offsets included), unshifted
+    for (let k = 0; k <= N; k++) { this._solve(t0 + (T * k) / N, s); lift[k] = measureStance(this.ctx, w, w.corner); corner.set(w.corner, 4 * k); }
+    w.probing = false;
+    const ease = (x) => (x <= 0 ? 0 : x >= 1 ? 1 : x * x * (3 - 2 * x));
+    // within shiftLead of a probe, and fully within the probe step (whose instant of lift or
+    // landing the probes do not see)
+    const near = (dk) => ease(1 - (Math.max(0, Math.abs(dk) - 1) * T) / N / lead);
+    for (let k = 0; k <= N; k++) {
+      const edge = ease((Math.min(k, N - k) * T) / N / lead);
+      let up = 0;
+      for (let j = 0; j <= N; j++) up = Math.max(up, lift[j] * near(j - k));
+      w.ahead[k] = lift[k] + (up - lift[k]) * edge;
+      for (let c = 0; c < 4; c++) {
+        let down = 0;   // how far below 1 the corner's weight is kept
+        for (let j = 0; j <= N; j++) down = Math.max(down, (1 - corner[4 * j + c]) * near(j - k));
+        w.cornerE[4 * k + c] = Math.min(corner[4 * k + c], 1 - down * edge);
+      }
+    }
+  }
+
+  /**
    * Contact plans per segment (solvers/plan.js), built in phase order: segment s is planned from
    * the solved pose at the end of phase s − 1 (the base pose for the first), which itself uses
-   * the plan of s − 1. The wrap segment has no contacts.
+   * the plan of s − 1. The wrap segment has no contacts of its own (a body left on one foot stays on it: plan.js `planWrap`).
    */
   _buildPlans() {
     const S = this.timeline.segmentCount, phases = this.motion.phases, tl = this.timeline;
@@ -127,11 +164,14 @@ export class FigureModel {
       const plan = s < phases.length
         ? planSegment(this.rig, this.skeleton, phases[s], from >= 0 ? phases[from] : null, prevPlan,
           this.startPos, prevRoot)
-        : emptyPlan();
+        : planWrap(this.rig, this.skeleton, phases[phases.length - 1], prevPlan, this.startPos, prevRoot);
       this.segPlan[s] = plan;
       prevPlan = plan;
       // its end keyframe first: a free foot's swing-clearance branch is decided there (solvers/swingclearance.js)
       if (s < phases.length) this._solve(tl.times[s + 1], s);
+      // after the end keyframe (the passes' once-a-phase decisions are made there), before the
+      // boundary's solves (their blend reads it)
+      if (plan.shift) this._shiftAhead(s, plan.shift);
       // the same instant solved with this segment's contacts, before any blend
       edge(tl.times[s], from, s, plan);   // solvers/blend.js: continuity at the boundary
     }
@@ -190,6 +230,8 @@ export class FigureModel {
       ctx.plan = this.segPlan ? this.segPlan[s] : NO_PLAN;
     }
     ctx.warnings.length = 0;
+    // the stance foot's authored ankle, before any pass levels it (balance.js)
+    if (ctx.plan.shift) ctx.plan.shift.auth = ankleX(ctx, ctx.plan.shift.side);
     runPasses(ctx);
     return s;
   }

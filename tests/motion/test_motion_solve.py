@@ -203,7 +203,9 @@ def test_box_near_face_bends_the_offending_leg_clear():
     # the knee bent the foot back out of the box; the hip keeps its authored flexion
     assert sol.phases[0].euler["hip_right"][0] == pytest.approx(-40.0)
     assert sol.phases[0].euler["knee_right"][0] > 20.0
-    assert _box_depth(w, "left") == 0.0 and w.landmarks["sole_left"][1] == pytest.approx(0.0, abs=0.002)
+    # the standing sole on the floor within eval's 5 mm: under the weight shift (issue 19) the leg
+    # leans up to 4.5° over it and the rig's ankle is a hinge, so its middle rises a few mm
+    assert _box_depth(w, "left") == 0.0 and w.landmarks["sole_left"][1] == pytest.approx(0.0, abs=0.005)
 
 
 def test_a_foot_over_the_box_is_lifted_over_it_and_a_foot_on_it_is_left_alone():

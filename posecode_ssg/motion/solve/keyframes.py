@@ -19,6 +19,7 @@ from ..rest import NO_REST, rest_rotation
 from ..rotation import euler_to_matrix, norm3
 from ..support import BOTH_FEET
 from . import (
+    balance,
     contacts,
     floorclamp,
     grip,
@@ -45,6 +46,7 @@ PASSES: tuple[tuple[str, Callable | None], ...] = (
     ("ground-lock", groundlock.run),
     ("pin", pin.run),
     ("swing clearance", swingclearance.run),
+    ("weight shift", balance.run),
     ("grip", grip.run),
     ("ground-lock drift", groundlock.measure_drift),
     ("props", props.run),

@@ -130,12 +130,21 @@ def level_report(lv: tuple[float, float, float, float] | None) -> tuple[float, f
     return (needed, used) if keep == 0.0 and abs(used - needed) > float(SOLVER["levelMissDeg"]) else None
 
 
+def tiptoe_share(authored_x: float) -> float:
+    """How much of a foot's authored pitch is kept (0–1) at authored ankle x ``authored_x``
+    (degrees): 0 up to ``solver.plantigradeMaxAnkle`` (15°), smoothstep to 1 over the next
+    2 × ``plantigradeBlend`` (KR §6.4's tiptoe intent, made continuous): the levelling's
+    cross-fade (:func:`level_angles`) and the weight shift's share of a foot on its ball by
+    intent (balance.py). Same rule in runtime/solvers/limb.js ``tiptoeShare``."""
+    m, band = float(SOLVER["plantigradeMaxAnkle"]), float(SOLVER["plantigradeBlend"])
+    x = min(1.0, max(0.0, (authored_x - m) / (2.0 * band)))
+    return x * x * (3.0 - 2.0 * x)
+
+
 def level_angles(w: World, side: str, authored_x: float) -> tuple[float, float, float, float] | None:
     """:func:`level_foot`'s ankle x (degrees) with the angle that levels the sole, the box-clamped
     one and the authored pitch's share (0–1), or None when the authored pitch is kept."""
-    m, band = float(SOLVER["plantigradeMaxAnkle"]), float(SOLVER["plantigradeBlend"])
-    keep = min(1.0, max(0.0, (authored_x - m) / (2.0 * band)))
-    keep = keep * keep * (3.0 - 2.0 * keep)
+    keep = tiptoe_share(authored_x)
     if keep >= 1.0:
         return None
     Rk = w.rot[f"knee_{side}"]

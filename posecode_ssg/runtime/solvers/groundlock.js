@@ -18,7 +18,7 @@ import { levelFoot, levelled, shiftLeg, swivel } from "./limb.js";
  * joints lift (hamstring curl) is let go first in height (1–2 cm of authored lift), then in its
  * place on the floor (2–3 cm), so it rises before it slides (solve/groundlock.py `hold_weight`).
  */
-function holdWeight(low, planted, lo, hi) {
+export function holdWeight(low, planted, lo, hi) {
   const x = Math.min(1, Math.max(0, (hi * planted - low) / ((hi - lo) * planted)));
   return x * x * (3 - 2 * x);
 }

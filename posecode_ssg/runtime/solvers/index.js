@@ -51,6 +51,7 @@
 import { grounding } from "./grounding.js";
 import { groundLock } from "./groundlock.js";
 import { pin } from "./pin.js";
+import { weightShift } from "./balance.js";
 import { swingClearance } from "./swingclearance.js";
 import { grip } from "./grip.js";
 import { props } from "./props.js";
@@ -67,6 +68,7 @@ export const PASSES = [
   groundLock,
   pin,
   swingClearance,
+  weightShift,
   grip,
   props,
   reach,
@@ -78,7 +80,7 @@ export const PASSES = [
 ];
 
 /** The documented order (names), for tests and docs. */
-export const PASS_ORDER = ["grounding", "ground-lock", "pin", "swing-clearance", "grip", "props", "reach", "self-collision", "floor-clamp", "entry-blend", "replant", "prop-limbs"];
+export const PASS_ORDER = ["grounding", "ground-lock", "pin", "swing-clearance", "weight-shift", "grip", "props", "reach", "self-collision", "floor-clamp", "entry-blend", "replant", "prop-limbs"];
 
 /**
  * Run every pass on `ctx` in order.

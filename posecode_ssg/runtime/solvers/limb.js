@@ -111,6 +111,17 @@ export function setX(ctx, o, deg) {
 export const levelled = { needed: 0, used: 0 };
 
 /**
+ * How much of a foot's authored pitch is kept (0–1) at authored ankle x `authored` (degrees):
+ * 0 up to `solver.plantigradeMaxAnkle`, smoothstep to 1 over the next 2 × `plantigradeBlend`
+ * (solve/limb.py `tiptoe_share`): the plantigrade levelling's cross-fade, and the weight shift's
+ * share of a foot on its ball by intent.
+ */
+export function tiptoeShare(solver, authored) {
+  const x = Math.min(1, Math.max(0, (authored - solver.plantigradeMaxAnkle) / (2 * solver.plantigradeBlend)));
+  return x * x * (3 - 2 * x);
+}
+
+/**
  * Plantigrade levelling (kinematics-reference §6.4; solve/limb.py `level_foot`): set the ankle's x
  * angle so the sole is flat (its forward axis horizontal) — the angle is atan2(R[1][2], R[1][1])
  * of the knee's world rotation R — clamped to the ankle's box in rig.json `rom`. Tiptoe intent is
@@ -123,9 +134,7 @@ export const levelled = { needed: 0, used: 0 };
  *   short of flat (needed − used; 0 when flat); {@link levelled} holds the angles
  */
 export function levelFoot(ctx, side, authored) {
-  const m = ctx.rig.solver.plantigradeMaxAnkle, band = ctx.rig.solver.plantigradeBlend;
-  let keep = Math.min(1, Math.max(0, (authored - m) / (2 * band)));
-  keep = keep * keep * (3 - 2 * keep);
+  const keep = tiptoeShare(ctx.rig.solver, authored);
   if (keep >= 1) return NaN;
   const needed = flatAnkle(ctx, side), box = ctx.plan.ankleBox;
   const used = Math.min(Math.max(needed, box[2 * side]), box[2 * side + 1]);

@@ -74,7 +74,45 @@ function planUpper(rig, sk, c, startPos, prevRoot) {
 /** An empty plan (no root-moving contact). */
 export function emptyPlan() {
   return { lockFeet: new Int8Array(0), lockAnchor: new Float64Array(0), lockHeld: new Uint8Array(0),
-    lockAnkles: new Int16Array(0), lockPivot: false, uppers: [], pins: [], stance: false, swing: [], reachSwing: [], armSwing: [], grips: [], blend: new Float64Array(3), blends: false };
+    lockAnkles: new Int16Array(0), lockPivot: false, uppers: [], pins: [], stance: false, swing: [], reachSwing: [], armSwing: [], grips: [], blend: new Float64Array(3), blends: false, shift: null };
+}
+
+/** The leg joints' bone indices per side (left, right) and the ankles' x boxes (levelling: limb.js). */
+function legIds(rig, sk, plan) {
+  for (const j of ["ankle", "knee", "hip"]) plan[j] = Int16Array.from(SIDES, (s) => sk.index.get(`${j}_${s}`));
+  plan.ankleBox = Float64Array.from([...rig.rom.ankle_left.x, ...rig.rom.ankle_right.x]);
+}
+
+/** Probes of a one-foot segment's free-foot lift (figuremodel.js `_shiftAhead`). */
+export const SHIFT_PROBES = 32;
+
+/** The weight-shift record of stance side `s` (balance.js). */
+function shiftPlan(rig, sk, s) {
+  const f = s === "left" ? "right" : "left", lm = (n) => sk.landmarkIndex.get(`${n}_${s}`);
+  return { side: s === "left" ? 0 : 1, ankle: sk.index.get(`ankle_${s}`), hip: sk.index.get(`hip_${s}`),
+    heel: lm("heel"), toe: lm("toe"), sole: lm("sole"), lm: Int16Array.from(["sole", "toe", "heel"].map(lm)), auth: 0,
+    // the look-ahead share of the weight over u (figuremodel.js `_shiftAhead`), the probe's state
+    ahead: new Float64Array(SHIFT_PROBES + 1), cornerE: new Float64Array(4 * (SHIFT_PROBES + 1)), probing: false,
+    corner: new Float64Array(4),
+    chain: makeChain(rig, sk, [`hip_${s}`, `knee_${s}`], `ankle_${s}`),
+    // the stance leg's bones (the rest of the body's lowest point leaves them out)
+    leg: Uint8Array.from({ length: sk.boneCount }, (_, b) => (["hip", "knee", "ankle"].some((j) => sk.index.get(`${j}_${s}`) === b) ? 1 : 0)) };
+}
+
+/**
+ * The plan of the wrap segment (back to the base pose; no contacts of its own): a body that ended
+ * its last phase on one foot (motion JSON `support`: that foot alone), still down, stays on it —
+ * the foot held where it is (a floor pin: pin.js), the other cleared of the floor as it comes down
+ * (swingclearance.js), the weight over the stance foot until the other bears it (balance.js).
+ * Else no contacts (an empty plan). Arguments as {@link planSegment}'s, `last` the last phase.
+ */
+export function planWrap(rig, sk, last, prevPlan, startPos, prevRoot) {
+  const support = last.support || [];
+  sk.measureLowest();
+  if (support.length !== 1 || !support[0].startsWith("foot_")
+      || !(sk.lowestByBone[sk.index.get(`ankle_${support[0].slice(5)}`)] <= rig.solver.plantedHeight)) return emptyPlan();
+  const wrap = { name: last.name, pin: [[support[0], "floor"]], support };
+  return planSegment(rig, sk, wrap, last, prevPlan, startPos, prevRoot);
 }
 
 /**
@@ -93,10 +131,7 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
   const planted = rig.solver.plantedHeight;
   // bone (or, `map`, landmark) indices of `name`_side for each side in `sides`
   const ids = (name, sides = SIDES, map = sk.index) => Int16Array.from(sides, (s) => map.get(`${name}_${s}`));
-  plan.ankle = ids("ankle");
-  plan.knee = ids("knee");
-  plan.hip = ids("hip");
-  plan.ankleBox = Float64Array.from([...rig.rom.ankle_left.x, ...rig.rom.ankle_right.x]);
+  legIds(rig, sk, plan);
   // joint positions where the segment starts (props.js: a foot stepping off the box starts there)
   plan.at0 = sk.worldP.slice();
   sk.measureLowest();
@@ -183,6 +218,17 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
   // gait exception (KR §8, motion JSON `gait`, decided by the compiler): a gait's phase whose pins
   // are all floor foot pins keeps its travelled root; the stance legs reach the plants, and a free
   // foot pushed through the floor is lifted by its own leg
+  // weight shift (balance.js, solve/balance.py `stance_side`): one foot alone bears the body — the
+  // compiler's support less a foot reaching for the floor or locked while arriving from the air
+  // (motion/support.py `stance_foot`) — locked and held since the phase began or pinned to the floor
+  const free = new Set((phase.reach || []).filter(([e, a]) => a === "floor" && e.startsWith("foot_")).map(([e]) => e));
+  feet.forEach((s, k) => { if (!plan.lockHeld[k]) free.add(`foot_${s}`); });
+  const bearing = (phase.support || []).filter((e) => !free.has(e));
+  const one = bearing.length === 1 && bearing[0].startsWith("foot_") ? bearing[0].slice(5) : null;
+  // (not in a gait: its root keeps its travelled place, KR §8)
+  if (one && phase.gait !== true && ((phase.pin || []).some(([e, a]) => e === `foot_${one}` && a === "floor") || feet.includes(one))) {
+    plan.shift = shiftPlan(rig, sk, one);
+  }
   plan.stance = phase.gait === true && plan.pins.length > 0 && plan.pins.every((q) => q.chain);
   // swing clearance (swingclearance.js `clearFreeLimbs`): while resting on a locked or floor-pinned contact,
   // a free foot whose toe the pose pushes through the floor is turned up at the ankle
