@@ -14,6 +14,7 @@ import { emptyPlan, planSegment, planWrap, SHIFT_PROBES } from "./solvers/plan.j
 import { setEntryBlend, setExitBlend } from "./solvers/blend.js";
 import { span } from "./solvers/ccd.js";
 import { ankleX } from "./solvers/measure.js";
+import { measureStance } from "./solvers/balance.js";
 
 const NO_CONTACTS = [];
 const NO_PLAN = emptyPlan();
@@ -83,20 +84,20 @@ export class FigureModel {
   /**
    * The weight shift's look-ahead and look-behind over one-foot segment `s` (solvers/balance.js),
    * from probes at `SHIFT_PROBES` + 1 even steps of the segment: the lift share of the rest of
-   * the body (0 down … 1 a band up) and the weights of each stance sole's 4 base corners.
+   * the body (0 down … 1 a band up) and the weights of the stance sole's 4 base corners.
    * `w.ahead[k]`: the largest lift share within a probe step and `solver.shiftLead` seconds
    * either side of step k, each weighted by smoothstep(1 − its distance past the step /
-   * shiftLead); `w.cornerE[4nk + j]`: corner j's smallest weight (n stance legs), likewise — the weight goes over
+   * shiftLead); `w.cornerE[4k + j]`: corner j's smallest weight, likewise — the weight goes over
    * before the foot lifts and comes back after it is down, and a base corner (a heel) counts
    * only after it has come down. Both are faded to the probe's own values over shiftLead from the
    * segment's ends, whose instants keep them (the previous end; the numpy phase-end twin).
    */
   _shiftAhead(s, w) {
     const tl = this.timeline, N = SHIFT_PROBES, t0 = tl.times[s], T = tl.times[s + 1] - t0, lead = this.rig.solver.shiftLead;
-    const C = 4 * w.legs.length, lift = new Float64Array(N + 1), corner = new Float64Array(C * (N + 1));
+    const lift = new Float64Array(N + 1), corner = new Float64Array(4 * (N + 1));
     w.probing = true;
-    // the pose at the weight-shift pass, unshifted (balance.js records it while `probing`)
-    for (let k = 0; k <= N; k++) { this._solve(t0 + (T * k) / N, s); lift[k] = w.probe; corner.set(w.corner, C * k); }
+    // the pose as shown (after every pass, the entry blend's offsets included), unshifted
+    for (let k = 0; k <= N; k++) { this._solve(t0 + (T * k) / N, s); lift[k] = measureStance(this.ctx, w, w.corner); corner.set(w.corner, 4 * k); }
     w.probing = false;
     const ease = (x) => (x <= 0 ? 0 : x >= 1 ? 1 : x * x * (3 - 2 * x));
     // within shiftLead of a probe, and fully within the probe step (whose instant of lift or
@@ -107,10 +108,10 @@ export class FigureModel {
       let up = 0;
       for (let j = 0; j <= N; j++) up = Math.max(up, lift[j] * near(j - k));
       w.ahead[k] = lift[k] + (up - lift[k]) * edge;
-      for (let c = 0; c < C; c++) {
+      for (let c = 0; c < 4; c++) {
         let down = 0;   // how far below 1 the corner's weight is kept
-        for (let j = 0; j <= N; j++) down = Math.max(down, (1 - corner[C * j + c]) * near(j - k));
-        w.cornerE[C * k + c] = Math.min(corner[C * k + c], 1 - down * edge);
+        for (let j = 0; j <= N; j++) down = Math.max(down, (1 - corner[4 * j + c]) * near(j - k));
+        w.cornerE[4 * k + c] = Math.min(corner[4 * k + c], 1 - down * edge);
       }
     }
   }
@@ -230,7 +231,7 @@ export class FigureModel {
     }
     ctx.warnings.length = 0;
     // the stance foot's authored ankle, before any pass levels it (balance.js)
-    if (ctx.plan.shift) for (const l of ctx.plan.shift.legs) l.auth = ankleX(ctx, l.side);
+    if (ctx.plan.shift) ctx.plan.shift.auth = ankleX(ctx, ctx.plan.shift.side);
     runPasses(ctx);
     return s;
   }
