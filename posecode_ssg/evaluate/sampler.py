@@ -177,9 +177,11 @@ class RuntimePage:
     """A headless Chromium page with the runtime loaded; use as a context manager.
 
     Raises :class:`~posecode_ssg.evaluate.browser.BrowserUnavailable` when no browser can be
-    started and :class:`RuntimeMissing` when the bundle is not built."""
+    started and :class:`RuntimeMissing` when the bundle is not built. ``browser``: a Playwright
+    browser already running (a test session's), in which the page opens a context of its own and
+    which it leaves open; default: a headless Chromium of its own."""
 
-    def __init__(self, rig: dict[str, Any] | None = None):
+    def __init__(self, rig: dict[str, Any] | None = None, browser=None):
         if not RUNTIME_BUNDLE.exists():
             raise RuntimeMissing(f"the runtime bundle {RUNTIME_BUNDLE} is not built; run "
                                  "`pip install -e .` (needs Node.js) or `npm ci && npm run build`")
@@ -191,13 +193,16 @@ class RuntimePage:
             "/assets/rig.json": (json.dumps(self.rig, separators=(",", ":")).encode(), "application/json"),
             "/index.html": (PAGE.encode(), "text/html"),
         }
-        self._pw = self._browser = self.page = None
+        self._pw = self._browser = self.page = self._context = None
+        self._given = browser
         self.problems: list[str] = []
 
     def __enter__(self) -> "RuntimePage":
-        self._pw, self._browser = start_browser()
+        if self._given is None:
+            self._pw, self._browser = start_browser()
         try:
-            ctx = self._browser.new_context(viewport={"width": 400, "height": 300})
+            ctx = (self._given or self._browser).new_context(viewport={"width": 400, "height": 300})
+            self._context = ctx
             page = ctx.new_page()
             page.route(f"{ORIGIN}/**", self._serve)
             page.on("pageerror", lambda exc: self.problems.append(f"pageerror: {exc}"))
@@ -218,6 +223,9 @@ class RuntimePage:
             route.fulfill(status=404, body=b"", content_type="text/plain")
 
     def __exit__(self, *exc) -> None:
+        if self._given is not None and self._context is not None:
+            self._context.close()
+        self._context = None
         if self._browser is not None:
             self._browser.close()
         if self._pw is not None:

@@ -371,6 +371,16 @@ def compile_ir(ir: IR, *, avatar: str | None = None) -> MotionProgram:
         duration=duration,
     )
     _decide_rests(program)
+    from .settle import held_on_floor as settle_held_on_floor
+    from .settle import settle_held
+    from .solve import solve_keyframes   # the solve imports this module's package
+
+    settle_held(program, solve_keyframes)
+    if program.wrap == 0.0 and keyframes[-1].rest != program.base_rest and settle_held_on_floor(keyframes[-1]):
+        # the loop ends on the base pose's joints, held and settled: the base pose (the start and
+        # the loop's seam) rests as that last phase does, so the seam does not jump
+        program.base_rest = keyframes[-1].rest
+        program._solution = None
     return program
 
 

@@ -160,9 +160,9 @@ def _hull(pts: np.ndarray) -> np.ndarray:
     return np.array(lower[:-1] + upper[:-1])
 
 
-def _pivot(hull: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+def _pivot(hull: np.ndarray, c: np.ndarray, over: float = OVER_SUPPORT_M) -> tuple[np.ndarray, np.ndarray] | None:
     """The pivot the body tips about with its centre of mass at ``c`` (x, z) over support
-    ``hull``: None when ``c`` is over it (within OVER_SUPPORT_M); else ``(point, axis)``, the
+    ``hull``: None when ``c`` is over it (within ``over``, m); else ``(point, axis)``, the
     nearest feature of the hull: a point (the axis horizontal, across the line to ``c``) or an
     edge (the axis along it). Both (x, z)."""
     best = None
@@ -183,12 +183,20 @@ def _pivot(hull: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray] | N
                       - (hull[(i + 1) % n][1] - hull[i][1]) * (c[0] - hull[i][0])) >= 0 for i in range(n))
         if inside:
             return None
-    if d <= OVER_SUPPORT_M:
+    if d <= over:
         return None
     if along is None:
         toward = (c - q) / d
         along = np.array([-toward[1], toward[0]])
     return q, along
+
+
+def support_gap(w: World) -> float:
+    """How far (m) the horizontal projection of ``w``'s centre of mass lies outside its support:
+    the convex hull of the mesh points within REST_BAND_M of its lowest (0 over it)."""
+    c = centre_of_mass(w)[[0, 2]]
+    piv = _pivot(_hull(_contacts(floor_points(w))), c, 0.0)
+    return 0.0 if piv is None else float(np.hypot(*(c - piv[0])))
 
 
 def _tip(mesh: _Mesh, com: np.ndarray, p: np.ndarray, axis: np.ndarray, old: np.ndarray, theta: float):
@@ -206,7 +214,8 @@ def _tip(mesh: _Mesh, com: np.ndarray, p: np.ndarray, axis: np.ndarray, old: np.
     return Q, m, low, c, new or side > 0
 
 
-def rest_transform(w: World, max_pivots: int = 3, free: frozenset = frozenset()) -> tuple[np.ndarray, np.ndarray]:
+def rest_transform(w: World, max_pivots: int = 3, free: frozenset = frozenset(),
+                   over: float = OVER_SUPPORT_M) -> tuple[np.ndarray, np.ndarray]:
     """The rest of a dropped figure ``w`` (lowest point on y = 0): ``(Q, shift)``, the rotation
     (3, 3) and root translation (3,) (m) that turn the whole figure, rigidly, about what touches
     the floor until its centre of mass lies over the support (the convex hull of the touching
@@ -214,14 +223,15 @@ def rest_transform(w: World, max_pivots: int = 3, free: frozenset = frozenset())
     of two contacts, then a third), each within 60°. The new root is ``Q @ root_rot`` at
     ``root_pos + shift``; its lowest point stays on y = 0. ``(I, 0)`` when the body already
     rests. ``free``: bones whose mesh neither holds the body nor stops a tip (a hand reaching for
-    the ankles is moved there by the reach, wherever the tip leaves it)."""
+    the ankles is moved there by the reach, wherever the tip leaves it); ``over``: how far (m)
+    outside the support the centre of mass may lie and be over it."""
     mesh = _Mesh(w, free)
     com = centre_of_mass(w)
     Qt, shift = np.eye(3), np.zeros(3)
     root = w.root_pos.astype(float).copy()
     for _ in range(max_pivots):
         support = _contacts(mesh.bottoms())
-        piv = _pivot(_hull(support), com[[0, 2]])
+        piv = _pivot(_hull(support), com[[0, 2]], over)
         if piv is None:
             break
         q2, along = piv
@@ -266,14 +276,18 @@ def keyframe_rest(w: World, free: frozenset = frozenset()) -> tuple[float, ...]:
     runtime use the same numbers; ``free`` as for :func:`rest_transform`. :data:`NO_REST` when
     the dropped figure already rests."""
     drop = np.array([0.0, -w.lowest(), 0.0])
-    dropped = World(w.avatar, {b: p + drop for b, p in w.pos.items()}, w.rot,
-                    {n: p + drop for n, p in w.landmarks.items()}, w.root_pos + drop, w.root_rot)
-    Q, shift = rest_transform(dropped, free=free)
-    v = _rotation_vector(Q)
+    Q, shift = rest_transform(moved_world(w, drop), free=free)
+    v = rotation_vector(Q)
     if float(np.linalg.norm(v)) < 1e-3:
         return NO_REST
     d = shift + drop
     return tuple(round(float(c), 4) + 0.0 for c in (*np.degrees(v), *d))
+
+
+def moved_world(w: World, d: np.ndarray) -> World:
+    """``w`` translated by ``d`` (3,) (m)."""
+    return World(w.avatar, {b: p + d for b, p in w.pos.items()}, w.rot,
+                 {n: p + d for n, p in w.landmarks.items()}, w.root_pos + d, w.root_rot)
 
 
 def rest_rotation(rest) -> np.ndarray:
@@ -284,7 +298,7 @@ def rest_rotation(rest) -> np.ndarray:
     return np.eye(3) if a < 1e-12 else axis_angle_matrix(v / a, a)
 
 
-def _rotation_vector(Q: np.ndarray) -> np.ndarray:
+def rotation_vector(Q: np.ndarray) -> np.ndarray:
     """(3,) rotation vector (radians) of a rotation matrix (angle below 180°)."""
     c = min(1.0, max(-1.0, (float(np.trace(Q)) - 1.0) / 2.0))
     a = math.acos(c)

@@ -15,6 +15,7 @@ import { setEntryBlend, setExitBlend } from "./solvers/blend.js";
 import { span } from "./solvers/ccd.js";
 import { ankleX } from "./solvers/measure.js";
 import { measureStance } from "./solvers/balance.js";
+import { freeLowest, probeSettle, settleAngle, settlePlan, SETTLE_PROBES } from "./solvers/settle.js";
 
 const NO_CONTACTS = [];
 const NO_PLAN = emptyPlan();
@@ -117,13 +118,42 @@ export class FigureModel {
   }
 
   /**
+   * The settle's correction over segment `s` (solvers/settle.js): the segment solved whole at
+   * each knot with a forced Δθ, the free part's lowest point measured.
+   */
+  _settleAhead(s, st) {
+    const tl = this.timeline, t0 = tl.times[s], T = tl.times[s + 1] - t0;
+    st.probing = true;
+    probeSettle(st, (k, d) => {
+      st.force = d;
+      this._solve(t0 + (T * k) / SETTLE_PROBES, s);
+      return freeLowest(this.skeleton, st);
+    }, this.rig.solver.pivotTolerance);
+    st.probing = false;
+  }
+
+  /**
    * Contact plans per segment (solvers/plan.js), built in phase order: segment s is planned from
    * the solved pose at the end of phase s − 1 (the base pose for the first), which itself uses
    * the plan of s − 1. The wrap segment has no contacts of its own (a body left on one foot stays on it: plan.js `planWrap`).
    */
   _buildPlans() {
+    this._planSegments();
+    // the settle's probes last: they see the pose as shown, every entry blend final (solvers/settle.js)
+    const phases = this.motion.phases;
+    for (let s = 0; s < phases.length; s++) {
+      const plan = this.segPlan[s];
+      if (plan === this._emptyPlan) continue;
+      plan.settle = settlePlan(this.rig, this.skeleton, phases[s], s > 0 ? phases[s - 1].rest : this.motion.rest, phases[s].rest);
+      if (plan.settle) this._settleAhead(s, plan.settle);
+    }
+  }
+
+  /** {@link _buildPlans}' contact plans and blends. */
+  _planSegments() {
     const S = this.timeline.segmentCount, phases = this.motion.phases, tl = this.timeline;
     const empty = emptyPlan();
+    this._emptyPlan = empty;
     this.segPlan = new Array(S).fill(empty);
     const prevRoot = new Float64Array(ROOT_CHANNELS);
     let prevPlan = null;
@@ -202,6 +232,12 @@ export class FigureModel {
     const tl = this.timeline, sk = this.skeleton, r = this.rootChannels;
     let s = tl.evaluate(t, this.localQ, r);
     this.ctx.u = tl.u;
+    // the settle's correction of the rest's turn between phase ends (solvers/settle.js)
+    const st = this.segPlan && s < this.segPlan.length ? this.segPlan[s].settle : null;
+    if (st) {
+      const d = settleAngle(st, tl.u);
+      for (let a = 0; a < 3; a++) r[3 + a] += d * st.axis[a];
+    }
     const y = this._yawQ;
     y[0] = 0; y[1] = Math.sin(0.5 * r[0]); y[2] = 0; y[3] = Math.cos(0.5 * r[0]);
     mul(sk.rootQ, 0, y, 0, this.startQ, 0);

@@ -121,3 +121,28 @@ SHALLOW_PLIE = """posecode exercise "Shallow plie"
     knees: flex 0
     ground-lock: feet
 """
+
+
+#: a glute bridge as people write it (issue 19 item 1; test_motion_settle.py,
+#: playwright_tests/test_runtime_settle.py): hook-lying (docs/language.md's start block), the
+#: feet locked, the hips extended to 0
+BRIDGE = """posecode exercise "Glute bridge"
+  rig humanoid
+  pose start = supine:
+    hips: flex 46
+    knees: flex 110
+    ankles: plantarflex 26
+
+  step "Lift" 2s settle:
+    hips: flex 0
+    ankles: plantarflex 10
+    ground-lock: feet
+
+  step "Lower" 2s settle:
+    hips: flex 46
+    ankles: plantarflex 26
+    ground-lock: feet
+"""
+
+#: the bones of the upper back and shoulders a bridge rests on
+UPPER_BACK = ("chest", "neck", "head", "shoulder_left", "shoulder_right")

@@ -74,7 +74,7 @@ function planUpper(rig, sk, c, startPos, prevRoot) {
 /** An empty plan (no root-moving contact). */
 export function emptyPlan() {
   return { lockFeet: new Int8Array(0), lockAnchor: new Float64Array(0), lockHeld: new Uint8Array(0),
-    lockAnkles: new Int16Array(0), lockPivot: false, uppers: [], pins: [], stance: false, swing: [], reachSwing: [], armSwing: [], grips: [], blend: new Float64Array(3), blends: false, shift: null };
+    lockAnkles: new Int16Array(0), lockPivot: false, uppers: [], pins: [], stance: false, swing: [], reachSwing: [], armSwing: [], grips: [], blend: new Float64Array(3), blends: false, shift: null, settle: null };
 }
 
 /** The leg joints' bone indices per side (left, right) and the ankles' x boxes (levelling: limb.js). */
