@@ -268,7 +268,8 @@ def test_mo_planted_feet_skate_over_the_whole_loop(rt_page, runtime_site):
     for s in sq:
         for side in ("left", "right"):
             assert max(abs(s["lm"][f"heel_{side}"][1]), abs(s["lm"][f"toe_{side}"][1])) <= 0.005, s["t"]
-        assert not s["warnings"], (s["t"], s["warnings"])
+        # no foot warning ("no drift or heel diagnostics"; the balance advice, issue 19, aside)
+        assert not [w for w in s["warnings"] if w[0] != "balance"], (s["t"], s["warnings"])
     down, stand = phase_end_sample(sq, docs["squat"], 0), sq[0]
     assert down["pelvis"][2] - stand["pelvis"][2] <= -0.2
     assert down["pelvis"][1] - stand["pelvis"][1] <= -0.3
@@ -299,7 +300,7 @@ def test_mo_deadlift_heel_lift_over_the_whole_loop(rt_page, runtime_site):
     worst = check_loop(docs["soft"], soft, solver=solver)
     assert worst["drift"][0] <= LIMIT_MM and worst["lift"][0] <= LIMIT_MM, worst
     assert worst["tilt"][0] < 2.0, worst["tilt"]
-    assert not any(s["warnings"] for s in soft)
+    assert not any(w[0] != "balance" for s in soft for w in s["warnings"])
     low = phase_end_sample(soft, docs["soft"], 0)
     for w, sh in zip(low["wrist"], low["shoulder"]):
         assert sh[1] - w[1] >= 0.35 and math.hypot(w[0] - sh[0], w[2] - sh[2]) <= 0.15

@@ -83,7 +83,7 @@ def test_text_and_figure_edit_together_reload_and_restore_scroll(demo, page):
     page.evaluate("window.scrollTo(0, 400); window.__sameDocument = true")
     text = src.read_text(encoding="utf-8")
     src.write_text(text.replace("Let the arms hang.", "Let the arms hang low.", 1)
-                   .replace("    knees: flex 100", "    knees: flex 90", 1), encoding="utf-8")
+                   .replace("    knees: flex 80", "    knees: flex 70", 1), encoding="utf-8")
     page.wait_for_function("document.body.textContent.includes('Let the arms hang low.')", timeout=15000)
     page.wait_for_load_state("load")
     page.wait_for_function("window.scrollY > 0")
@@ -104,7 +104,7 @@ def test_figure_edit_swaps_motion_in_place(demo, page):
     page.evaluate(f"{first}.seek(1.0)")
     assert page.evaluate(f"{first}.playing") is False
     before = page.evaluate(f"{first}.querySelector('script[type=\"application/json\"]').textContent")
-    edit(src, "    knees: flex 100", "    knees: flex 95")
+    edit(src, "    knees: flex 80", "    knees: flex 75")
     page.wait_for_function(
         f"{first}.querySelector('script[type=\"application/json\"]').textContent !== {before!r}",
         timeout=15000)
@@ -117,11 +117,11 @@ def test_figure_edit_swaps_motion_in_place(demo, page):
     assert page.evaluate("window.scrollY") == 300
     assert page.evaluate(f"{first}.playing") is False
     assert page.evaluate(f"{first}.sample().t") == pytest.approx(1.0, abs=1e-6)
-    # The element now holds the new motion: the knees bend to 95 degrees.
+    # The element now holds the new motion: the knees bend to 75 degrees.
     motion = page.evaluate(f"JSON.parse({first}.querySelector('script[type=\"application/json\"]')"
                            ".textContent)")
     quat = motion["phases"][0]["q"]["knee_left"]
-    assert math.degrees(2 * math.acos(min(1.0, abs(quat[3])))) == pytest.approx(95, abs=0.5)
+    assert math.degrees(2 * math.acos(min(1.0, abs(quat[3])))) == pytest.approx(75, abs=0.5)
 
 
 def test_broken_document_shows_overlay_and_fix_clears_it(demo, page):
@@ -129,13 +129,13 @@ def test_broken_document_shows_overlay_and_fix_clears_it(demo, page):
     open_page(page, url)
     original = src.read_text(encoding="utf-8")
     lines = original.splitlines()
-    number = lines.index("    knees: flex 100") + 1
-    edit(src, "    knees: flex 100", "    knees: flx 100")
+    number = lines.index("    knees: flex 80") + 1
+    edit(src, "    knees: flex 80", "    knees: flx 80")
     overlay = page.locator("#posecode-live-overlay")
     overlay.wait_for(state="attached", timeout=15000)
     text = overlay.locator(".panel").inner_text()
     assert re.search(rf"{re.escape(PAGE_SRC)}:{number}:\d+: error\[", text), text
-    assert f"{number} |     knees: flx 100" in text
+    assert f"{number} |     knees: flx 80" in text
     assert "hint:" in text
     # The page underneath still shows the last good figure.
     assert page.locator("posecode-figure").count() >= 1

@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"posecode-ssg: error: {exc}", file=sys.stderr)
         return 1
     cache: dict = {}
-    items = sorted([*result.errors, *result.warnings],
+    items = sorted([*result.errors, *result.warnings, *result.hints],
                    key=lambda item: (str(item[0]), item[1].line, item[1].column))
     for path, diagnostic in items:
         print(format_diagnostic(path, Problem.of(diagnostic, path), cache), file=sys.stderr)
@@ -41,7 +41,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"note: {note}", file=sys.stderr)
     out = display_path(result.output_dir) + "/"
     counts = (f"{_plural(len(result.pages), 'page')}, {_plural(result.figures, 'figure')}, "
-              f"{_plural(len(result.errors), 'error')}, {_plural(len(result.warnings), 'warning')} "
+              f"{_plural(len(result.errors), 'error')}, {_plural(len(result.warnings), 'warning')}"
+              f"{', ' + _plural(len(result.hints), 'hint') if result.hints else ''} "
               f"in {result.seconds:.2f} s")
     if result.failed:
         why = "errors" if result.errors else \

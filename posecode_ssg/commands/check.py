@@ -22,7 +22,9 @@ matter, fence attributes and internal links, reported first, as one page documen
 ``--format json`` prints one JSON array with an object per document: ``path``, ``fence_line``
 (fences only), ``page`` (page documents only), the keys of :meth:`ParseResult.to_dict` and
 ``kinematic`` (a list of diagnostic dicts). The summary counts kinematic warnings inside the
-warnings (``2 warnings (2 kinematic)``). ``--strict`` makes warnings (kinematic ones included) fail.
+warnings (``2 warnings (2 kinematic)``), and ``kinematic-balance`` (severity ``hint``: advice on
+how the movement looks) inside the hints. ``--strict`` makes warnings (kinematic ones included)
+fail, never hints.
 
 Exit status: 0 clean, 1 problems found (errors, or warnings with ``--strict``), 2 usage error
 (a path that does not exist, or nothing to check).
@@ -75,9 +77,9 @@ def run(args) -> int:
     docs = check_documents(files, roots, getattr(args, "config", None))
 
     errors = sum(len(d.result.errors) for d in docs)
-    kinematic = sum(len(d.kinematic) for d in docs)
+    kinematic = sum(1 for d in docs for k in d.kinematic if k.severity != "hint")
     warnings = sum(len(d.result.warnings) for d in docs) + kinematic
-    hints = sum(len(d.result.hints) for d in docs)
+    hints = sum(len(d.result.hints) for d in docs) + sum(1 for d in docs for k in d.kinematic if k.severity == "hint")
     failed = errors > 0 or (getattr(args, "strict", False) and warnings > 0)
 
     if getattr(args, "format", "text") == "json":

@@ -14,7 +14,7 @@ def explain(violations: list[Violation], diagnostics: list, phases: list[str]) -
     sole tilt of that foot, ``kinematic-foot-drift`` and ``kinematic-ground-lock-lifted`` its
     drift, ``kinematic-grip-unreachable`` / ``kinematic-pin-unreachable`` those residuals,
     ``kinematic-reach-short`` a reach residual, ``kinematic-self-collision`` (same limb) a
-    self-collision depth. A float is explained by :func:`_explain_float`. Explained violations
+    self-collision depth, ``kinematic-balance`` a centre of mass outside its base of support. A float is explained by :func:`_explain_float`. Explained violations
     do not fail (docs/eval.md)."""
     codes = {
         "heel_lift": ("kinematic-foot-flat",), "toe_lift": ("kinematic-foot-flat",),
@@ -23,6 +23,7 @@ def explain(violations: list[Violation], diagnostics: list, phases: list[str]) -
         "grip_residual": ("kinematic-grip-unreachable",), "pin_residual": ("kinematic-pin-unreachable",),
         "reach_residual": ("kinematic-reach-short",),
         "self_collision": ("kinematic-self-collision",),
+        "support": ("kinematic-balance",),
     }
     for v in violations:
         # the phase of the violation, or the one before it (leaving an impossible keyframe)

@@ -26,9 +26,10 @@ import numpy as np
 from posecode_ssg.evaluate.context import Context
 from posecode_ssg.evaluate.runs import run_violations
 from posecode_ssg.evaluate.thresholds import METRIC, DocumentMetrics
+from posecode_ssg.motion.support import BASE_CONTACT, base_gaps
 
 #: a mesh point this near (m) a surface touches it (issue 19: "within 10 mm of the floor")
-CONTACT_BAND_M = 0.010
+CONTACT_BAND_M = BASE_CONTACT
 #: the six axis directions the extreme points of the primitives are taken along
 _DIRS = np.array([(0, -1, 0), (0, 1, 0), (-1, 0, 0), (1, 0, 0), (0, 0, -1), (0, 0, 1)], float)
 
@@ -133,19 +134,10 @@ def contact_mask(ctx: Context, ext: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     return touch, point
 
 
-#: unit directions of the horizontal plane the base's support function is taken along (every 2.5°)
-_AROUND = np.stack([np.cos(np.radians(np.arange(0.0, 360.0, 2.5))), np.sin(np.radians(np.arange(0.0, 360.0, 2.5)))], -1)
-
-
 def hull_distances(points: np.ndarray, touch: np.ndarray, c: np.ndarray) -> np.ndarray:
     """(N,) distance (m) from each ``c`` (N, 2) to the convex hull of its touching ``points``
-    (N, P, 2) (``touch`` (N, P)), 0 inside: the distance from a point to a convex set is the
-    largest, over unit directions u, of u·c − h(u), h the set's support function (the farthest
-    of its points along u) — taken over :data:`_AROUND`, which is short of the exact distance
-    by at most 1 − cos 1.25° (0.02 %)."""
-    proj = np.einsum("npk,dk->npd", points, _AROUND)
-    h = np.where(touch[..., None], proj, -np.inf).max(axis=1)           # (N, D)
-    return np.maximum((c @ _AROUND.T - h).max(axis=1), 0.0)
+    (N, P, 2) (``touch`` (N, P)), 0 inside (motion/support.py :func:`base_gaps`)."""
+    return base_gaps(points, touch, c)[0]
 
 
 def support_distances(ctx: Context) -> tuple[np.ndarray, np.ndarray]:

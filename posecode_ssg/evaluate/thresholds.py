@@ -25,6 +25,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from posecode_ssg.motion.support import BALANCE_LIMIT
+
 
 @dataclass(frozen=True)
 class Metric:
@@ -49,7 +51,7 @@ METRICS: tuple[Metric, ...] = (
     Metric("penetration", "prop", "mm", 5.0),
     Metric("self_collision", "self", "mm", 5.0),
     Metric("float", "float", "mm", 5.0),
-    Metric("support", "support", "mm", 20.0),
+    Metric("support", "support", "mm", BALANCE_LIMIT * 1000.0),
     Metric("rom", "rom", "", 0.0),
     Metric("velocity_jump", "C1", "rad/s", 0.0),   # limit per keyframe: VELOCITY_* below
 )

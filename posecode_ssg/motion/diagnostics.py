@@ -7,14 +7,22 @@ that failed (docs/motion-json.md).
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
 from posecode_ssg.language.diagnostics import Diagnostic
-from posecode_ssg.language.vocabulary import expand_ground_lock
+from posecode_ssg.language.rom import rom_box
+from posecode_ssg.language.vocabulary import FLOOR, expand_ground_lock
 
 from .collide import self_collision_depth
+from .fk import BONES
 from .midphase import limb_name, pin_lifts
+from .rest import centre_of_mass, floor_points
 from .rig import SOLVER
 from .rotation import norm3
 from .solve import solve_keyframes
+from .support import BALANCE_LIMIT, BASE_CONTACT, base_gap, bearing_feet
 
 __all__ = ["LOOP_POSE_REPORT", "kinematic_diagnostics", "with_columns"]
 
@@ -25,6 +33,12 @@ def _cm(m: float) -> str:
 
 def _warn(code: str, line: int, message: str, hint: str | None = None, **extra) -> Diagnostic:
     return Diagnostic(code, "warning", max(int(line or 0), 0), 1, message, hint, dict(extra))
+
+
+def _hint(code: str, line: int, message: str, hint: str | None = None, **extra) -> Diagnostic:
+    """A kinematic diagnostic of severity ``hint``: advice on how the movement looks (the build
+    and ``check`` print it, it never fails a build, strict or not)."""
+    return Diagnostic(code, "hint", max(int(line or 0), 0), 1, message, hint, dict(extra))
 
 
 def with_columns(diagnostics: list[Diagnostic], lines: list[str]) -> list[Diagnostic]:
@@ -67,6 +81,15 @@ def kinematic_diagnostics(program) -> list[Diagnostic]:
       on the floor through it, and the arm clearance (solve/swingclearance.py ``clear_free_arms``)
       swings it out along the floor, its hand more than :data:`ARM_SWING_REPORT` (5 cm) from where
       the angles put it; at the step line.
+    - ``kinematic-balance``: at the end of a phase that stands on its feet alone (one or both,
+      each locked or pinned to the floor, nothing else within ``BASE_CONTACT`` of it; no grip,
+      no props in the document; not a gait's step), the centre of mass (Winter's segment table)
+      lies more than ``BALANCE_LIMIT`` (20 mm, eval's ``support``) outside the base of support
+      (the sole corners within ``BASE_CONTACT`` of the floor) after the solver's balance (the
+      weight shift over one foot) did what it could without changing an authored angle: names
+      the phase, the distance and the direction (behind the heels, ahead of the toes, beside a
+      foot) and what would balance it (:func:`_balance_hint`: behind the heels, the pelvis hinge
+      that would), at the step line.
     - ``kinematic-choreography-base``: ``turn``/``travel`` on a lying or seated start pose (out of
       scope, spec §6), at the step line.
     - ``kinematic-loop-start``: a loop that ends on its start pose as written (no wrap segment,
@@ -149,6 +172,9 @@ def kinematic_diagnostics(program) -> list[Diagnostic]:
                              f"{what} on the {program.start_pose} start pose is out of scope "
                              "(spec §6: standing poses only)", phase=kf.name))
     for kf, ph in zip(program.keyframes, sol.phases):
+        bad = None if program.props else _balance(kf, ph.world)
+        if bad is not None:
+            out.append(bad)
         for side, (depth, moved) in sorted(ph.arms_swung.items()):
             if moved <= ARM_SWING_REPORT:
                 continue
@@ -184,6 +210,102 @@ def kinematic_diagnostics(program) -> list[Diagnostic]:
                              "ground-lock), or add a step that brings it back",
                              phase=kf.name, foot=f"foot_{side}", offset=round(offsets[side], 3)))
     return out
+
+
+def _balance(kf, w) -> Diagnostic | None:
+    """``kinematic-balance`` of one phase end (``kf``: the keyframe, ``w``: its solved world), or
+    None: see :func:`kinematic_diagnostics`. The body must stand on its feet alone: the feet that
+    bear it (:func:`~posecode_ssg.motion.support.bearing_feet`: one or both, each locked or pinned
+    to the floor) and nothing else within ``BASE_CONTACT`` of the floor (a body sitting, kneeling
+    or lying on the floor rests on more than its feet: the gravity settle's, motion/settle.py), no
+    grip, no step of a gait (the caller leaves out documents with props, whose faces carry the
+    body too). The base is every sole corner that is down."""
+    if kf.gait or kf.hang or not bearing_feet(kf):
+        return None
+    points, heading, heels_up = [], [0.0, 0.0], True
+    for side in ("left", "right"):
+        corners = w.sole_corners(side)
+        down = corners[corners[:, 1] <= BASE_CONTACT]
+        if len(down):
+            points.append(down[:, [0, 2]])
+            heels_up = heels_up and float(w.landmarks[f"heel_{side}"][1]) > BASE_CONTACT
+            f = w.landmarks[f"toe_{side}"] - w.landmarks[f"heel_{side}"]
+            n = max(math.hypot(float(f[0]), float(f[2])), 1e-9)
+            heading[0] += float(f[0]) / n
+            heading[1] += float(f[2]) / n
+    if not points:
+        return None
+    pts = np.concatenate(points)
+    com = centre_of_mass(w)
+    c = com[[0, 2]]
+    gap, way = base_gap(pts, c)
+    if gap <= BALANCE_LIMIT:
+        return None
+    # judged only off its feet alone (measured last: the costliest, and most stances balance);
+    # the base then of every primitive of the feet that touches, as eval's: a foot on its ball
+    # touches with the shoe's ellipsoid, its sole box's front corners a little up
+    if w.lowest(NOT_FEET) <= BASE_CONTACT:
+        return None
+    feet = floor_points(w, skip=NOT_FEET)
+    feet = feet[feet[:, 1] <= BASE_CONTACT][:, [0, 2]]
+    if len(feet):
+        gap, way = base_gap(np.vstack([pts, feet]), c)
+        if gap <= BALANCE_LIMIT:
+            return None
+    heading = np.array(heading)
+    heading /= max(float(np.hypot(*heading)), 1e-9)
+    ahead = float(way @ heading)
+    left = float(way @ np.array((heading[1], -heading[0])))
+    if ahead >= 0.7071:
+        where, said = "ahead of the toes", "ahead of the toes"
+    elif ahead <= -0.7071:
+        # on the balls of the feet (no heel corner down: a calf raise) the base ends at the balls
+        where = "behind the heels"
+        said = "behind the balls of the feet" if heels_up else "behind the heels"
+    else:
+        where, said = "beside", f"beside the {'left' if left > 0 else 'right'} foot"
+    return _hint("kinematic-balance", kf.line,
+                 f"the body cannot balance at the end of phase {kf.name!r}: its centre of mass is "
+                 f"{gap * 1000:.0f} mm {said}, outside what the feet cover",
+                 _balance_hint(where, gap, w, com, heels_up, float(kf.semantic["pelvis"][0])),
+                 phase=kf.name, distance=round(gap, 3), where=where)
+
+
+def _balance_hint(where: str, gap: float, w, com: np.ndarray, heels_up: bool = False, hinge0: float = 0.0) -> str:
+    """What would balance a body whose centre of mass lies ``gap`` (m) ``where`` off its feet
+    (``w``: the solved world, ``com``: its centre of mass). Behind the heels, the hinge that would
+    bring it back: the head, arms and trunk (Winter's HAT, 67.8 % of the mass) turn forward about
+    the hip joints, so a hinge θ moves the centre of mass forward by about 0.678 · r · sin θ, r
+    the height of the hip joints under the whole body's centre of mass plus what the hips lie under
+    it (the centre of mass of HAT is higher still: the estimate errs towards a larger hinge), to
+    the base's edge and ``solver.shiftMargin`` in; added to the phase's own hinge ``hinge0``
+    (degrees: the hinge is an absolute angle), named when within the pelvis's range. ``heels_up``:
+    the base is the balls of the feet."""
+    if where == "behind the heels":
+        hips = 0.5 * (w.pos["hip_left"] + w.pos["hip_right"])
+        r = float(np.linalg.norm(com - hips)) + 0.1
+        need = (gap + float(SOLVER["shiftMargin"])) / (HAT_SHARE * r)
+        hinge = ""
+        if need < 1.0:   # else no hinge brings it back alone
+            total = 5 * math.ceil((hinge0 + math.degrees(math.asin(need))) / 5)
+            if total <= PELVIS_HINGE_MAX:
+                hinge = f" (`pelvis: hinge {total:.0f}` or so)"
+        if heels_up:
+            return f"lean forward over the balls of the feet as the heels rise: tip the trunk forward{hinge} or reach the arms forward"
+        return f"lean the trunk forward{hinge}, reach the arms forward, or let the knees travel forward over the toes"
+    if where == "ahead of the toes":
+        return "send the hips back (bend the hips and knees more) or lean the trunk less"
+    return "keep the lifted leg closer under the body (less abduction), or stand on both feet"
+
+
+#: every bone but the feet (their lowest points: anything else on the floor)
+NOT_FEET = tuple(b for b in BONES if b not in ("ankle_left", "ankle_right"))
+
+#: the pelvis hinge's range (degrees; rig.json ``rom``, spec §4: hinge 120)
+PELVIS_HINGE_MAX = float(rom_box("pelvis")["x"][1])
+
+#: Winter's head, arms and trunk (HAT) share of the body's mass (2009, Table 4.1)
+HAT_SHARE = 0.678
 
 
 #: how far (m) the arm clearance may move a hand at a phase end before ``kinematic-arm-floor`` says so

@@ -124,10 +124,10 @@ class _Mesh:
         return np.vstack([s, ell, self.k])
 
 
-def floor_points(w: World) -> np.ndarray:
+def floor_points(w: World, skip: frozenset | tuple = frozenset()) -> np.ndarray:
     """(P, 3) the lowest point of every mesh primitive of ``w`` (m): their least y is
-    :meth:`World.lowest`."""
-    return _Mesh(w).bottoms()
+    :meth:`World.lowest`; ``skip``: bones whose primitives are left out."""
+    return _Mesh(w, frozenset(skip)).bottoms()
 
 
 def _contacts(pts: np.ndarray) -> np.ndarray:

@@ -474,6 +474,11 @@ SOLVER: Mapping[str, Any] = MappingProxyType({
     "reachShortReport": 0.02,     # m: build-time diagnostic threshold
     "plantedHeight": 0.05,        # m: a locked contact within this of the floor is planted (KR §6.3)
     "plantTolerance": 0.005,      # m: drift above this on a planted foot is reported
+    # m: a body point this near the floor touches it and spans the base of support (issue 19:
+    # "within 10 mm"), and how far the centre of mass may lie outside that base (eval `support`,
+    # kinematic-balance, the runtime's `balance` warning)
+    "baseContact": 0.010,
+    "balanceLimit": 0.020,
     "plantigradeMaxAnkle": 15.0,  # deg: ankle x above this keeps tiptoe pitch (KR §6.4)
     "clearanceIterations": 3,     # swing clearance: ankle turns of a free foot whose toe is below the floor
     "plantigradeBlend": 5.0,      # deg: levelled → authored pitch cross-fade over 2× this above it

@@ -16,7 +16,11 @@ read the same answer instead of each deriving it.
 
 from __future__ import annotations
 
+import numpy as np
+
 from posecode_ssg.language.vocabulary import FLOOR
+
+from .rig import SOLVER
 
 #: the support of a phase without contacts, and of the start pose
 BOTH_FEET = frozenset({"foot_left", "foot_right"})
@@ -45,6 +49,19 @@ def stance_foot(support, free=()) -> str | None:
     return None
 
 
+def bearing_feet(kf) -> tuple[str, ...]:
+    """The sides whose feet alone bear keyframe ``kf`` at its end: its support (decided above) is
+    one foot or both, each locked, pinned to the floor or reaching for it (a reach ends on the
+    floor, bearing weight). Empty when anything else holds it (a knee, a hand, a grip, a prop)."""
+    bearing = set(kf.support)
+    if not bearing or not all(e.startswith("foot_") for e in bearing):
+        return ()
+    down = {c.effector for c in (*kf.pins, *kf.reaches) if c.target == FLOOR}
+    if not all(e in kf.ground_lock or e in down for e in bearing):
+        return ()
+    return tuple(sorted(e[5:] for e in bearing))
+
+
 def hangs(pins, grips) -> bool:
     """Whether a phase holds the body up off the floor: it grips (a bar, the dip bars) or pins
     an effector to a prop's anchor (the box, the seat), so the floor is not where it rests (the
@@ -64,3 +81,39 @@ def is_gait(phases) -> bool:
     sides = {c.effector.rsplit("_", 1)[-1] for k in phases for c in k.pins
              if c.effector.startswith("foot") and c.target == FLOOR}
     return len(sides) == 2 and any(k.travel_authored for k in phases)
+
+
+#: a point this near (m) the floor (or a prop's face) touches it and spans the base of support
+#: (issue 19: "body surfaces within 10 mm of the floor"): eval's support, kinematic-balance, the
+#: runtime's ``balance`` warning (rig.json ``solver.baseContact``)
+BASE_CONTACT = float(SOLVER["baseContact"])
+
+#: how far (m) the centre of mass may lie outside the base of support (issue 19: support ≤ 20 mm):
+#: eval's ``support`` threshold, ``kinematic-balance`` (rig.json ``solver.balanceLimit``)
+BALANCE_LIMIT = float(SOLVER["balanceLimit"])
+
+#: unit directions of the horizontal plane a base's support function is taken along (every 2.5°)
+AROUND = np.stack([np.cos(np.radians(np.arange(0.0, 360.0, 2.5))), np.sin(np.radians(np.arange(0.0, 360.0, 2.5)))], -1)
+
+
+def base_gaps(points: np.ndarray, touch: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """How far each centre of mass ``c`` (N, 2; x z, m) lies outside the convex hull of its
+    touching ``points`` (N, P, 2) (``touch`` (N, P)): (N,) distances (0 inside) and (N, 2) the unit
+    horizontal direction it lies out in. The distance from a point to a convex set is the largest,
+    over unit directions u, of u·c − h(u), h the set's support function (its farthest point along
+    u); taken over :data:`AROUND`, short of the exact distance by at most 1 − cos 1.25° (0.02 %).
+    eval's ``support`` (evaluate/support.py) and ``kinematic-balance`` (diagnostics.py) read it."""
+    proj = np.einsum("npk,dk->npd", points, AROUND)
+    h = np.where(touch[..., None], proj, -np.inf).max(axis=1)           # (N, D)
+    gap = c @ AROUND.T - h
+    worst = gap.argmax(axis=1)
+    return np.maximum(gap[np.arange(len(c)), worst], 0.0), AROUND[worst]
+
+
+def base_gap(points: np.ndarray, c: np.ndarray) -> tuple[float, np.ndarray]:
+    """:func:`base_gaps` of one centre of mass ``c`` (2,) and its base ``points`` (P, 2): the
+    distance (m, 0 inside) and the unit direction it lies out in. The same support function, one
+    matrix product (a phase end's check: kinematic-balance)."""
+    g = c @ AROUND.T - (points @ AROUND.T).max(axis=0)
+    k = int(g.argmax())
+    return max(float(g[k]), 0.0), AROUND[k]

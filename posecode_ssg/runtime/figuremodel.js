@@ -10,11 +10,12 @@ import { ROOT_CHANNELS, Timeline } from "./timeline.js";
 import { axisAngle, DEG, mul, TO_DEG } from "./quat.js";
 import { runPasses } from "./solvers/index.js";
 import { contactResidual, resolveContacts } from "./solvers/contacts.js";
-import { emptyPlan, planSegment, planWrap, SHIFT_PROBES } from "./solvers/plan.js";
+import { emptyPlan, liftedStance, planSegment, planWrap, shiftPlan, SHIFT_PROBES } from "./solvers/plan.js";
 import { setEntryBlend, setExitBlend } from "./solvers/blend.js";
 import { span } from "./solvers/ccd.js";
 import { ankleX } from "./solvers/measure.js";
 import { measureStance } from "./solvers/balance.js";
+import { balanceWarning } from "./solvers/balancewarn.js";
 import { freeLowest, probeSettle, settleAngle, settlePlan, SETTLE_PROBES } from "./solvers/settle.js";
 
 const NO_CONTACTS = [];
@@ -94,7 +95,10 @@ export class FigureModel {
    * segment's ends, whose instants keep them (the previous end; the numpy phase-end twin).
    */
   _shiftAhead(s, w) {
-    const tl = this.timeline, N = SHIFT_PROBES, t0 = tl.times[s], T = tl.times[s + 1] - t0, lead = this.rig.solver.shiftLead;
+    const tl = this.timeline, N = SHIFT_PROBES, t0 = tl.times[s], T = tl.times[s + 1] - t0;
+    // no look-ahead for a foot locked but lifted by the angles (plan.js `liftedStance`): the lock
+    // holds it on the floor until the angles lift it, and a body moved over before would drag it
+    const lead = w.lifted ? 0 : this.rig.solver.shiftLead;
     const lift = new Float64Array(N + 1), corner = new Float64Array(4 * (N + 1));
     w.probing = true;
     // the pose as shown (after every pass, the entry blend's offsets included), unshifted
@@ -103,9 +107,9 @@ export class FigureModel {
     const ease = (x) => (x <= 0 ? 0 : x >= 1 ? 1 : x * x * (3 - 2 * x));
     // within shiftLead of a probe, and fully within the probe step (whose instant of lift or
     // landing the probes do not see)
-    const near = (dk) => ease(1 - (Math.max(0, Math.abs(dk) - 1) * T) / N / lead);
+    const near = (dk) => (lead > 0 ? ease(1 - (Math.max(0, Math.abs(dk) - 1) * T) / N / lead) : dk === 0 ? 1 : 0);
     for (let k = 0; k <= N; k++) {
-      const edge = ease((Math.min(k, N - k) * T) / N / lead);
+      const edge = lead > 0 ? ease((Math.min(k, N - k) * T) / N / lead) : 0;
       let up = 0;
       for (let j = 0; j <= N; j++) up = Math.max(up, lift[j] * near(j - k));
       w.ahead[k] = lift[k] + (up - lift[k]) * edge;
@@ -199,6 +203,12 @@ export class FigureModel {
       prevPlan = plan;
       // its end keyframe first: a free foot's swing-clearance branch is decided there (solvers/swingclearance.js)
       if (s < phases.length) this._solve(tl.times[s + 1], s);
+      // both feet locked, one lifted by the angles at the end: the weight goes over the other
+      // (solvers/plan.js `liftedStance`, decided on the end keyframe as the numpy pass decides it)
+      if (s < phases.length && !plan.shift) {
+        const side = liftedStance(this.rig, sk, phases[s], plan);
+        if (side) { plan.shift = shiftPlan(this.rig, sk, side); plan.shift.lifted = true; }
+      }
       // after the end keyframe (the passes' once-a-phase decisions are made there), before the
       // boundary's solves (their blend reads it)
       if (plan.shift) this._shiftAhead(s, plan.shift);
@@ -304,6 +314,9 @@ export class FigureModel {
     const tol = this.rig.solver?.reachTolerance ?? 0.03;
     const contacts = [];
     const warnings = this.ctx.warnings.map((w) => ({ ...w }));
+    // issue 19: a body on its feet alone whose centre of mass is off them (measured here only)
+    const off = balanceWarning(sk, this.rig, this.motion.phases[this.segment]);
+    if (off) warnings.push(off);
     for (const c of this.ctx.contacts) {
       const residual = contactResidual(c, sk, this.rig.backBones || []);
       // weight: a reach's blend weight across the phase boundary (solvers/reach.js), else 1

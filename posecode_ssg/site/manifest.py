@@ -21,7 +21,7 @@ from posecode_ssg.site.content import INDEX_NAMES, Page
 from posecode_ssg.site.digest import json_bytes, sha
 from posecode_ssg.site.figures import compiler_fingerprint
 from posecode_ssg.site.links import LinkRec
-from posecode_ssg.site.result import PageSummary, as_diagnostic
+from posecode_ssg.site.result import PageSummary, as_diagnostic, bucket_of
 
 SITE_DIR = Path(__file__).resolve().parent
 MANIFEST_VERSION = 3
@@ -123,7 +123,7 @@ class Incremental:
                                             len(record["figures"])))
             result.figures += len(record["figures"])
             for d in record["diagnostics"]:
-                (result.warnings if d["severity"] == "warning" else result.errors).append((path, as_diagnostic(d)))
+                bucket_of(result, d["severity"]).append((path, as_diagnostic(d)))
         result.notes.extend(manifest.get("notes", []))
 
     def _save_manifest(self, fingerprint: str, inputs: str) -> None:

@@ -16,7 +16,7 @@ from posecode_ssg.site.content import (
 from posecode_ssg.site.digest import sha
 from posecode_ssg.site.links import link_diagnostics
 from posecode_ssg.site.progress import PROGRESS_THRESHOLD, progress
-from posecode_ssg.site.result import PageSummary, as_diagnostic
+from posecode_ssg.site.result import PageSummary, as_diagnostic, bucket_of
 
 
 class PageSet:
@@ -74,8 +74,7 @@ class PageSet:
             if rec is None:
                 continue
             for d in rec["diagnostics"]:
-                bucket = result.warnings if d["severity"] == "warning" else result.errors
-                bucket.append((page.src_path, as_diagnostic(d)))
+                bucket_of(result, d["severity"]).append((page.src_path, as_diagnostic(d)))
             for d in link_diagnostics(page, self.link_index, self._anchors):
                 (result.warnings if d.severity == "warning" else result.errors).append((page.src_path, d))
             result.pages.append(PageSummary(page.src_path, page.src_uri, page.dest_uri, page.url, rec["title"],

@@ -32,8 +32,8 @@ class BuildResult:
     """The outcome of :func:`build_site`.
 
     ``pages``: :class:`PageSummary` per content page; ``figures``: figures on
-    them; ``errors`` / ``warnings``: ``(source path, Diagnostic)`` pairs with
-    document lines; ``seconds``: wall time; ``written``: whether the output
+    them; ``errors`` / ``warnings`` / ``hints``: ``(source path, Diagnostic)`` pairs with
+    document lines (hints: advice that never fails a build, ``kinematic-balance``); ``seconds``: wall time; ``written``: whether the output
     folder was replaced (false on errors, strict warnings, or when nothing
     changed); ``unchanged``: the no-change fast path was taken; ``notes``:
     informational lines (missing runtime bundle, no sitemap...); ``page_workers``: processes
@@ -44,6 +44,7 @@ class BuildResult:
     figures: int = 0
     errors: list[tuple[Path, Any]] = field(default_factory=list)
     warnings: list[tuple[Path, Any]] = field(default_factory=list)
+    hints: list[tuple[Path, Any]] = field(default_factory=list)
     seconds: float = 0.0
     output_dir: Path | None = None
     written: bool = False
@@ -58,6 +59,11 @@ class BuildResult:
     def failed(self) -> bool:
         """True when the build failed: any error, or any warning under ``strict``."""
         return bool(self.errors) or (self.strict and bool(self.warnings))
+
+
+def bucket_of(result: BuildResult, severity: str) -> list:
+    """The list of ``result`` a diagnostic of ``severity`` goes to (anything unknown is an error)."""
+    return {"warning": result.warnings, "hint": result.hints}.get(severity, result.errors)
 
 
 def as_diagnostic(d: dict) -> Any:

@@ -146,3 +146,21 @@ BRIDGE = """posecode exercise "Glute bridge"
 
 #: the bones of the upper back and shoulders a bridge rests on
 UPPER_BACK = ("chest", "neck", "head", "shoulder_left", "shoulder_right")
+
+
+#: a knee lifted while standing on the left foot, then back down (issue 19: a balanced one-foot
+#: stance; test_motion_balance_report.py, playwright_tests/test_runtime_balance.py)
+KNEE_UP = """posecode exercise "Knee up"
+  rig humanoid
+  pose start = standing
+
+  step "Lift" 1s settle:
+    hip_right: flex 60
+    knee_right: flex 80
+    ground-lock: foot_left
+
+  step "Down" 1s settle:
+    hip_right: flex 0
+    knee_right: flex 0
+    ground-lock: feet
+"""

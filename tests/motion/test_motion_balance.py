@@ -142,3 +142,29 @@ def test_both_feet_down_or_a_gait_never_shift():
     """)
     sol = solve_keyframes(program)
     assert abs(sol.phases[0].world.pos["pelvis"][0]) < 1e-6
+
+
+def test_both_feet_locked_one_lifted_by_the_angles_stands_over_the_other(monkeypatch):
+    # the standing hamstring curl as the bug case writes it (mo-planted-feet-skate): ground-lock
+    # feet, the left knee curls the foot off the floor; the lock lets it go, and the body now goes
+    # over the right foot (solve/balance.py lifted_stance) instead of standing centred 6 cm beside it
+    from helpers_motion import shared_path
+
+    import posecode_ssg.motion.solve.balance as balance
+    from posecode_ssg.motion.support import base_gap
+
+    src = shared_path("cases", "bugs", "mo-planted-feet-skate", "hamstring-curl.posecode").read_text(encoding="utf-8")
+
+    def gap(world):
+        corners = world.sole_corners("right")[:, [0, 2]]
+        return base_gap(corners, centre_of_mass(world)[[0, 2]])[0]
+
+    with monkeypatch.context() as m:
+        m.setattr(balance, "lifted_stance", lambda st: None)
+        before = solve_keyframes(compile_source(src)).phases[0].world
+    after = solve_keyframes(compile_source(src)).phases[0].world
+    assert gap(before) > 0.05
+    assert gap(after) <= SOLVER["shiftMargin"] + 1e-3
+    assert after.pos["ankle_left"][1] >= 0.3                      # still curled
+    for y in after.sole_corners("right")[:, 1]:                    # the stance sole flat and down
+        assert abs(y) <= SOLVER["plantTolerance"]

@@ -48,7 +48,9 @@ def test_deadlift_soft_knees_stays_planted_and_arms_hang():
         sh, wr = w.pos[f"shoulder_{s}"], w.pos[f"wrist_{s}"]
         assert sh[1] - wr[1] >= 0.35
         assert math.hypot(sh[0] - wr[0], sh[2] - wr[2]) <= 0.15
-    assert not kinematic_diagnostics(p)
+    # "no grounding diagnostics": of the feet on the floor (the hinge's balance, its centre of mass
+    # ahead of the toes, is another matter: kinematic-balance, issue 19)
+    assert [d.code for d in kinematic_diagnostics(p) if d.code != "kinematic-balance"] == []
 
 
 def test_deadlift_deep_knees_keeps_the_soles_planted_by_sitting_back():
@@ -124,7 +126,8 @@ def test_squat_feet_stay_and_pelvis_travels_back_and_down():
             assert np.linalg.norm(ph.world.landmarks[f"sole_{s}"] - start[s]) <= PLANT
     down = sol.phases[0].world.pos["pelvis"] - sol.base.pos["pelvis"]
     assert down[2] <= -0.2 and down[1] <= -0.3
-    assert not kinematic_diagnostics(p)
+    # "no drift or heel diagnostics" (the balance advice, issue 19, is another matter)
+    assert [d.code for d in kinematic_diagnostics(p) if d.code != "kinematic-balance"] == []
 
 
 def test_hamstring_curl_stance_foot_planted_swing_foot_free():
@@ -138,7 +141,7 @@ def test_hamstring_curl_stance_foot_planted_swing_foot_free():
     curl, lower = (ph.world for ph in sol.phases)
     assert curl.pos["ankle_left"][1] >= 0.3
     assert np.linalg.norm(lower.landmarks["sole_left"] - left0) <= 0.010
-    assert not kinematic_diagnostics(p)
+    assert [d.code for d in kinematic_diagnostics(p) if d.code != "kinematic-balance"] == []
 
 
 # --- mo-start-pose-overlay ----------------------------------------------------------------------

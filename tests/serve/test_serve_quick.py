@@ -41,7 +41,7 @@ def edit(path: Path, old: str, new: str) -> str:
 @pytest.mark.parametrize(
     ("old", "new", "index"),
     [
-        ("    knees: flex 100", "    knees: flex 92", 0),  # first block
+        ("    knees: flex 80", "    knees: flex 72", 0),  # first block
         ("    knees: flex 50", "    knees: flex 55", 1),  # second block (fence with title="...")
         ('  step "Stand" 1.2s drive:', '  step "Stand up" 1.4s settle:', 1),  # name, duration, timing mode
     ],
@@ -65,13 +65,13 @@ def test_text_outside_blocks_takes_the_build(project):
     pages = take_snapshot(out).pages
     assert source.quick_figures({edit(page, "Let the arms hang.", "Let the arms hang loose.")}, pages) is None
     # The remembered text moved on: a block edit after it is quick again.
-    assert source.quick_figures({edit(page, "    knees: flex 100", "    knees: flex 90")}, pages) is not None
+    assert source.quick_figures({edit(page, "    knees: flex 80", "    knees: flex 70")}, pages) is not None
 
 
 def test_block_with_errors_takes_the_build(project):
     source, out, page = project
     pages = take_snapshot(out).pages
-    assert source.quick_figures({edit(page, "    knees: flex 100", "    knees: flx 100")}, pages) is None
+    assert source.quick_figures({edit(page, "    knees: flex 80", "    knees: flx 80")}, pages) is None
 
 
 def test_added_block_or_two_files_take_the_build(project):
@@ -83,5 +83,5 @@ def test_added_block_or_two_files_take_the_build(project):
     assert source.quick_figures({str(page)}, pages) is None
     home = page.parents[1] / "index.md"
     assert home.is_file()
-    changed = {edit(page, "    knees: flex 100", "    knees: flex 91"), str(home)}
+    changed = {edit(page, "    knees: flex 80", "    knees: flex 71"), str(home)}
     assert source.quick_figures(changed, pages) is None

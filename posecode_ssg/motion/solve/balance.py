@@ -15,7 +15,7 @@ from posecode_ssg.language.vocabulary import FLOOR
 
 from ..fk import BONES, joint_xyz, subtree
 from ..rest import centre_of_mass
-from ..support import stance_foot
+from ..support import BOTH_FEET, stance_foot
 from ..rig import SOLVER
 from .groundlock import hold_weight
 from .limb import level_foot, swivel, tiptoe_share, two_bone
@@ -80,7 +80,8 @@ def stance_side(st) -> tuple[str, str] | None:
     """(stance side, free side) when one foot alone bears the body
     (:func:`~posecode_ssg.motion.support.stance_foot`: the phase's support less a foot reaching
     for the floor or locked while arriving from the air), locked and held since the phase began or
-    pinned to the floor, in a phase that is not a gait's. None otherwise."""
+    pinned to the floor, in a phase that is not a gait's; or both feet are locked and the angles
+    lift one (:func:`lifted_stance`). None otherwise."""
     kf = st.kf
     if kf.gait:   # a gait keeps its travelled root (KR §8): its stance legs reach the plants
         return None
@@ -88,11 +89,34 @@ def stance_side(st) -> tuple[str, str] | None:
     free |= {c for c in kf.ground_lock if c.startswith("foot_") and c not in st.anchors}
     side = stance_foot(kf.support, free)
     if side is None:
-        return None
+        side = lifted_stance(st) if not free else None
+        return None if side is None else (side, "right" if side == "left" else "left")
     foot = f"foot_{side}"
     if not (foot in kf.ground_lock or any(c.effector == foot and c.target == FLOOR for c in kf.pins)):
         return None
     return side, "right" if side == "left" else "left"
+
+
+def lifted_stance(st) -> str | None:
+    """The side left standing when both feet are locked and held since the phase began (the
+    support both feet, nothing else) but the authored angles lift one of them off the floor (a
+    standing hamstring curl written with ``ground-lock: feet``: the ground-lock lets the lifted
+    foot go, groundlock.py ``hold_weight``): the lower foot, when the other's lowest point is more
+    than ``solver.shiftHeightBand[0]`` × ``plantedHeight`` up (where :func:`shift_weight`'s lift
+    share starts) and it is down. None otherwise. Same rule in runtime/solvers/plan.js
+    ``liftedStance``, decided at the segment's end keyframe; between the phase ends the runtime
+    does not shift ahead of the lift there (figuremodel.js ``_shiftAhead``): the lock holds the
+    foot until the angles lift it, so moving the body over before that would drag it."""
+    kf = st.kf
+    if set(kf.support) != BOTH_FEET or not all(f in kf.ground_lock and f in st.anchors for f in BOTH_FEET):
+        return None
+    w = st.pose.world()
+    low = {s: w.lowest(subtree(f"ankle_{s}")) for s in ("left", "right")}
+    down, up = sorted(low, key=low.get)
+    h = float(SOLVER["plantedHeight"])
+    if low[up] > SOLVER["shiftHeightBand"][0] * h and low[down] <= h:
+        return down
+    return None
 
 
 def shift_weight(pose: Pose, side: str, semantic_ankle: float) -> None:

@@ -86,8 +86,25 @@ function legIds(rig, sk, plan) {
 /** Probes of a one-foot segment's free-foot lift (figuremodel.js `_shiftAhead`). */
 export const SHIFT_PROBES = 32;
 
+/**
+ * The side left standing at the end of a segment whose phase locks both feet, held since it
+ * began (the support both feet, nothing else), when the authored angles lift one of them off the
+ * floor (a standing hamstring curl with `ground-lock: feet`): the lower foot, when the other's
+ * lowest point is more than `solver.shiftHeightBand[0]` × `plantedHeight` up and it is down; else
+ * null (solve/balance.py `lifted_stance`). `sk`: posed at the segment's end keyframe.
+ */
+export function liftedStance(rig, sk, phase, plan) {
+  const support = phase.support || [], gl = phase.gl || [];
+  if (phase.gait === true || support.length !== 2 || !SIDES.every((s) => support.includes(`foot_${s}`) && gl.includes(`foot_${s}`))) return null;
+  if (plan.lockHeld.length !== 2 || !plan.lockHeld.every((h) => h)) return null;
+  sk.measureLowest();
+  const low = SIDES.map((s) => sk.lowestByBone[sk.index.get(`ankle_${s}`)]), h = rig.solver.plantedHeight;
+  const down = low[0] <= low[1] ? 0 : 1, up = 1 - down;
+  return low[up] > rig.solver.shiftHeightBand[0] * h && low[down] <= h ? SIDES[down] : null;
+}
+
 /** The weight-shift record of stance side `s` (balance.js). */
-function shiftPlan(rig, sk, s) {
+export function shiftPlan(rig, sk, s) {
   const f = s === "left" ? "right" : "left", lm = (n) => sk.landmarkIndex.get(`${n}_${s}`);
   return { side: s === "left" ? 0 : 1, ankle: sk.index.get(`ankle_${s}`), hip: sk.index.get(`hip_${s}`),
     heel: lm("heel"), toe: lm("toe"), sole: lm("sole"), lm: Int16Array.from(["sole", "toe", "heel"].map(lm)), auth: 0,

@@ -1,0 +1,76 @@
+"""Issue 19 item 3 in the browser runtime: ``sample().warnings`` carries ``balance`` where a body
+on its feet alone has its centre of mass more than ``solver.balanceLimit`` outside what its feet
+cover (runtime/solvers/balancewarn.js), the twin of the build's ``kinematic-balance``
+(motion/diagnostics.py): the same distance at a phase end, within the runtime/numpy agreement."""
+
+from __future__ import annotations
+
+import pytest
+
+from posecode_ssg.evaluate.sampler import RUNTIME_BUNDLE, RuntimePage
+from posecode_ssg.language import parse
+from posecode_ssg.motion import compile_ir
+from posecode_ssg.motion.diagnostics import kinematic_diagnostics
+
+from tests.motion.helpers_motion import KNEE_UP
+
+from .pages import needs_browser, shared_path
+
+pytestmark = [needs_browser, pytest.mark.skipif(not RUNTIME_BUNDLE.exists(), reason="runtime bundle not built")]
+
+#: a figure's sample() warnings at each of some times (seconds)
+WARNINGS_AT = """
+async ({motion, times}) => {
+  const el = document.createElement('posecode-figure');
+  el.innerHTML = '<script type="application/json">' + JSON.stringify(motion) + '<\\/script>';
+  document.getElementById('host').append(el);
+  await el.ready;
+  const out = times.map((t) => { el.seek(t); return el.sample().warnings; });
+  el.remove();
+  return out;
+}
+"""
+
+
+
+def _warnings(browser, src: str, times: list[float]) -> tuple[list, list]:
+    program = compile_ir(parse(src).ir)
+    with RuntimePage(browser=browser) as rp:
+        found = rp.page.evaluate(WARNINGS_AT, {"motion": program.to_json(), "times": times})
+        assert not rp.problems, rp.problems
+    return found, kinematic_diagnostics(program)
+
+
+def test_a_squat_behind_its_heels_warns_with_the_builds_distance(browser):
+    src = shared_path("conformance", "examples", "squat.posecode").read_text(encoding="utf-8")
+    end = 1.6 - 1e-4   # just before the end of 'Descend' (1.6 s)
+    (at_end, at_start), diags = _warnings(browser, src, [end, 0.0])
+    (built,) = [d for d in diags if d.code == "kinematic-balance"]
+    (warned,) = [w for w in at_end if w["code"] == "balance"]
+    assert warned["phase"] == "Descend" and warned["limit"] == pytest.approx(0.02)
+    assert warned["value"] == pytest.approx(built.extra["distance"], abs=0.005)
+    # standing at the start, over both feet: no warning
+    assert [w for w in at_start if w["code"] == "balance"] == []
+
+
+def test_a_balanced_one_foot_stance_does_not_warn(browser):
+    found, diags = _warnings(browser, KNEE_UP, [0.5, 1.0 - 1e-4, 1.5])
+    assert [w for ws in found for w in ws if w["code"] == "balance"] == []
+    assert [d for d in diags if d.code == "kinematic-balance"] == []
+
+
+def test_a_curl_with_both_feet_locked_stands_over_the_other_foot_at_60_hz(browser):
+    """The standing hamstring curl with ``ground-lock: feet`` (bugs case mo-planted-feet-skate):
+    the body goes over the right foot once the left leaves the floor (plan.js ``liftedStance``),
+    not before (a body moved over while the lock still holds the left foot dragged it 26 mm), so
+    every eval threshold holds at 60 Hz: the centre of mass within 20 mm of the right sole, both
+    feet planted while down."""
+    from posecode_ssg.evaluate.metrics import evaluate_samples
+
+    program = compile_ir(parse(shared_path("cases", "bugs", "mo-planted-feet-skate", "hamstring-curl.posecode")
+                               .read_text(encoding="utf-8")).ir)
+    motion = program.to_json()
+    with RuntimePage(browser=browser) as rp:
+        samples = rp.sample(motion, 60.0)
+        metrics = evaluate_samples(samples, motion, rp.rig)
+    assert [f"{v.metric} {v.subject} {v.value:.1f} at {v.t:.3f}" for v in metrics.violations] == []
