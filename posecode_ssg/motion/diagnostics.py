@@ -18,7 +18,7 @@ from posecode_ssg.language.vocabulary import FLOOR, expand_ground_lock
 from .collide import self_collision_depth
 from .fk import BONES
 from .midphase import limb_name, pin_lifts
-from .rest import centre_of_mass, floor_points
+from .rest import centre_of_mass, feet_floor_points
 from .rig import SOLVER
 from .rotation import norm3
 from .solve import solve_keyframes
@@ -219,39 +219,26 @@ def _balance(kf, w) -> Diagnostic | None:
     to the floor) and nothing else within ``BASE_CONTACT`` of the floor (a body sitting, kneeling
     or lying on the floor rests on more than its feet: the gravity settle's, motion/settle.py), no
     grip, no step of a gait (the caller leaves out documents with props, whose faces carry the
-    body too). The base is every sole corner that is down."""
+    body too). The base is every primitive of the feet within ``BASE_CONTACT`` of the floor
+    (:func:`~posecode_ssg.motion.rest.feet_floor_points`: a foot on its ball touches with its
+    shoe ellipsoid, its sole box's front corners a little up), as eval's support takes it."""
     if kf.gait or kf.hang or not bearing_feet(kf):
         return None
-    points, heading, heels_up = [], [0.0, 0.0], True
-    for side in ("left", "right"):
-        corners = w.sole_corners(side)
-        down = corners[corners[:, 1] <= BASE_CONTACT]
-        if len(down):
-            points.append(down[:, [0, 2]])
-            heels_up = heels_up and float(w.landmarks[f"heel_{side}"][1]) > BASE_CONTACT
-            f = w.landmarks[f"toe_{side}"] - w.landmarks[f"heel_{side}"]
-            n = max(math.hypot(float(f[0]), float(f[2])), 1e-9)
-            heading[0] += float(f[0]) / n
-            heading[1] += float(f[2]) / n
-    if not points:
+    pts, heels_up = feet_floor_points(w, BASE_CONTACT)
+    if not len(pts):
         return None
-    pts = np.concatenate(points)
     com = centre_of_mass(w)
     c = com[[0, 2]]
     gap, way = base_gap(pts, c)
-    if gap <= BALANCE_LIMIT:
+    # judged only off its feet alone (measured last: the costlier, and most stances balance)
+    if gap <= BALANCE_LIMIT or w.lowest(NOT_FEET) <= BASE_CONTACT:
         return None
-    # judged only off its feet alone (measured last: the costliest, and most stances balance);
-    # the base then of every primitive of the feet that touches, as eval's: a foot on its ball
-    # touches with the shoe's ellipsoid, its sole box's front corners a little up
-    if w.lowest(NOT_FEET) <= BASE_CONTACT:
-        return None
-    feet = floor_points(w, skip=NOT_FEET)
-    feet = feet[feet[:, 1] <= BASE_CONTACT][:, [0, 2]]
-    if len(feet):
-        gap, way = base_gap(np.vstack([pts, feet]), c)
-        if gap <= BALANCE_LIMIT:
-            return None
+    heading = [0.0, 0.0]
+    for side in ("left", "right"):
+        f = w.landmarks[f"toe_{side}"] - w.landmarks[f"heel_{side}"]
+        n = max(math.hypot(float(f[0]), float(f[2])), 1e-9)
+        heading[0] += float(f[0]) / n
+        heading[1] += float(f[2]) / n
     heading = np.array(heading)
     heading /= max(float(np.hypot(*heading)), 1e-9)
     ahead = float(way @ heading)

@@ -130,6 +130,55 @@ def floor_points(w: World, skip: frozenset | tuple = frozenset()) -> np.ndarray:
     return _Mesh(w, frozenset(skip)).bottoms()
 
 
+def feet_floor_points(w: World, band: float) -> tuple[np.ndarray, bool]:
+    """(P, 2) the x, z of the lowest points of the feet's primitives (those :func:`floor_points`
+    takes: the capsule ends the ankle bones carry, their ellipsoid volumes and the sole boxes'
+    corners) within ``band`` (m) of the floor, and whether no heel is down (the heel landmarks
+    above ``band``): the base a body on its feet alone stands on, as eval's support takes it.
+    The feet's primitives only, straight from the world (a phase end's check: kinematic-balance)."""
+    caps, vols, box = _feet_primitives(w.avatar)
+    pos, rot = w.pos, w.rot
+    # capsule ends: centre less radius straight down (one array for all)
+    ends = np.array([pos[a] if a in pos else w.point(a) for a in caps[0]]) - caps[1]
+    # ellipsoids: c − M·(M[1] / |M[1]|), M = R·diag(k) (rest._Mesh.bottoms), both feet at once
+    R = np.array([rot[b] for b in vols[0]])                       # (m, 3, 3)
+    M = R * vols[2][:, None, :]
+    g = M[:, 1, :]
+    c = np.array([pos[b] for b in vols[0]]) + np.einsum("nij,nj->ni", R, vols[1])
+    ell = c - np.einsum("nij,nj->ni", M, g / np.maximum(np.linalg.norm(g, axis=1), 1e-12)[:, None])
+    # sole boxes: the 8 corners of each
+    A = np.array([rot["ankle_left"], rot["ankle_right"]])
+    corners = (np.einsum("kj,nij->nki", box, A) + np.array([pos["ankle_left"], pos["ankle_right"]])[:, None, :]).reshape(-1, 3)
+    allp = np.vstack([ends, ell, corners])
+    heels_up = float(w.landmarks["heel_left"][1]) > band and float(w.landmarks["heel_right"][1]) > band
+    return allp[allp[:, 1] <= band][:, [0, 2]], heels_up
+
+
+def _feet_primitives(av) -> tuple[tuple, tuple, np.ndarray]:
+    """Of avatar ``av`` (cached): the feet's capsule ends (the names of their centres, (E, 3) the
+    radius straight down), their ellipsoid volumes (bones, (m, 3) offsets, (m, 3) semi-axes) and
+    the sole box's 8 corners in the ankle's frame."""
+    hit = _FEET.get(id(av))
+    if hit is None or hit[0] is not av:
+        prep = prepared(av)
+        feet = ("ankle_left", "ankle_right")
+        names, drop = [], []
+        for (a, b, r0, r1), (*_x, owner, _r0, _r1) in zip(av.segments, prep.segments):
+            if owner in feet:
+                names += [a, b]
+                drop += [(0.0, r0, 0.0), (0.0, r1, 0.0)]
+        vols = [(bone, off, rad * np.asarray(scale, float)) for _n, bone, rad, scale, off in av.volumes if bone in feet]
+        caps = (tuple(names), np.array(drop).reshape(-1, 3))
+        vols_t = (tuple(v[0] for v in vols), np.array([v[1] for v in vols], float).reshape(-1, 3),
+                  np.array([v[2] for v in vols], float).reshape(-1, 3))
+        hit = (av, (caps, vols_t, np.asarray(prep.sole_box, float)))
+        _FEET[id(av)] = hit
+    return hit[1]
+
+
+_FEET: dict = {}
+
+
 def _contacts(pts: np.ndarray) -> np.ndarray:
     """(k, 2) horizontal (x, z) places of the points within REST_BAND_M of the lowest one,
     merged within SAME_CONTACT_M."""
