@@ -137,24 +137,32 @@ def feet_floor_points(w: World, band: float) -> tuple[np.ndarray, bool]:
     above ``band``): the base a body on its feet alone stands on, as eval's support takes it.
     The feet's primitives only, straight from the world (a phase end's check: kinematic-balance)."""
     caps, vols, box = _feet_primitives(w.avatar)
-    pos, rot = w.pos, w.rot
-    # capsule ends: centre less radius straight down (one array for all)
-    ends = np.array([pos[a] if a in pos else w.point(a) for a in caps[0]]) - caps[1]
-    # ellipsoids: c − M·(M[1] / |M[1]|), M = R·diag(k) (rest._Mesh.bottoms), both feet at once
-    R = np.array([rot[b] for b in vols[0]])                       # (m, 3, 3)
-    M = R * vols[2][:, None, :]
-    g = M[:, 1, :]
-    c = np.array([pos[b] for b in vols[0]]) + np.einsum("nij,nj->ni", R, vols[1])
-    ell = c - np.einsum("nij,nj->ni", M, g / np.maximum(np.linalg.norm(g, axis=1), 1e-12)[:, None])
-    # sole boxes: the 8 corners of each
-    A = np.array([rot["ankle_left"], rot["ankle_right"]])
-    corners = (np.einsum("kj,nij->nki", box, A) + np.array([pos["ankle_left"], pos["ankle_right"]])[:, None, :]).reshape(-1, 3)
-    allp = np.vstack([ends, ell, corners])
+    pos, rot, out = w.pos, w.rot, []
+    # plain floats: a handful of points, for which numpy's per-call cost is most of the work
+    for name, r in zip(caps[0], caps[1][:, 1].tolist()):
+        x, y, z = (pos[name] if name in pos else w.point(name)).tolist()
+        if y - r <= band:
+            out.append((x, z))
+    for bone, off, k in zip(vols[0], vols[1].tolist(), vols[2].tolist()):
+        R = rot[bone].tolist()
+        px, py, pz = pos[bone].tolist()
+        c = [(px, py, pz)[i] + R[i][0] * off[0] + R[i][1] * off[1] + R[i][2] * off[2] for i in range(3)]
+        g = [R[1][j] * k[j] for j in range(3)]                  # row y of M = R·diag(k)
+        n = max(math.sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]), 1e-12)
+        b = [c[i] - sum(R[i][j] * k[j] * g[j] for j in range(3)) / n for i in range(3)]
+        if b[1] <= band:
+            out.append((b[0], b[2]))
+    for ankle in ("ankle_left", "ankle_right"):
+        R = rot[ankle].tolist()
+        px, py, pz = pos[ankle].tolist()
+        for cx, cy, cz in box:
+            if py + R[1][0] * cx + R[1][1] * cy + R[1][2] * cz <= band:
+                out.append((px + R[0][0] * cx + R[0][1] * cy + R[0][2] * cz, pz + R[2][0] * cx + R[2][1] * cy + R[2][2] * cz))
     heels_up = float(w.landmarks["heel_left"][1]) > band and float(w.landmarks["heel_right"][1]) > band
-    return allp[allp[:, 1] <= band][:, [0, 2]], heels_up
+    return np.array(out).reshape(-1, 2), heels_up
 
 
-def _feet_primitives(av) -> tuple[tuple, tuple, np.ndarray]:
+def _feet_primitives(av) -> tuple[tuple, tuple, list]:
     """Of avatar ``av`` (cached): the feet's capsule ends (the names of their centres, (E, 3) the
     radius straight down), their ellipsoid volumes (bones, (m, 3) offsets, (m, 3) semi-axes) and
     the sole box's 8 corners in the ankle's frame."""
@@ -171,7 +179,7 @@ def _feet_primitives(av) -> tuple[tuple, tuple, np.ndarray]:
         caps = (tuple(names), np.array(drop).reshape(-1, 3))
         vols_t = (tuple(v[0] for v in vols), np.array([v[1] for v in vols], float).reshape(-1, 3),
                   np.array([v[2] for v in vols], float).reshape(-1, 3))
-        hit = (av, (caps, vols_t, np.asarray(prep.sole_box, float)))
+        hit = (av, (caps, vols_t, [tuple(c) for c in np.asarray(prep.sole_box, float).tolist()]))
         _FEET[id(av)] = hit
     return hit[1]
 
