@@ -224,7 +224,7 @@ def _balance(kf, w) -> Diagnostic | None:
     shoe ellipsoid, its sole box's front corners a little up), as eval's support takes it."""
     if kf.gait or kf.hang or not bearing_feet(kf):
         return None
-    pts, heels_up = feet_floor_points(w, BASE_CONTACT)
+    pts = feet_floor_points(w, BASE_CONTACT)
     if not len(pts):
         return None
     com = centre_of_mass(w)
@@ -233,6 +233,8 @@ def _balance(kf, w) -> Diagnostic | None:
     # judged only off its feet alone (measured last: the costlier, and most stances balance)
     if gap <= BALANCE_LIMIT or w.lowest(NOT_FEET) <= BASE_CONTACT:
         return None
+    # no heel down: on the balls of the feet (a calf raise)
+    heels_up = all(float(w.landmarks[f"heel_{s}"][1]) > BASE_CONTACT for s in ("left", "right"))
     heading = [0.0, 0.0]
     for side in ("left", "right"):
         f = w.landmarks[f"toe_{side}"] - w.landmarks[f"heel_{side}"]

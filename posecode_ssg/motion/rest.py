@@ -130,11 +130,11 @@ def floor_points(w: World, skip: frozenset | tuple = frozenset()) -> np.ndarray:
     return _Mesh(w, frozenset(skip)).bottoms()
 
 
-def feet_floor_points(w: World, band: float) -> tuple[np.ndarray, bool]:
+def feet_floor_points(w: World, band: float) -> np.ndarray:
     """(P, 2) the x, z of the lowest points of the feet's primitives (those :func:`floor_points`
     takes: the capsule ends the ankle bones carry, their ellipsoid volumes and the sole boxes'
-    corners) within ``band`` (m) of the floor, and whether no heel is down (the heel landmarks
-    above ``band``): the base a body on its feet alone stands on, as eval's support takes it.
+    corners) within ``band`` (m) of the floor: the base a body on its feet alone stands on, as
+    eval's support takes it.
     The feet's primitives only, straight from the world (a phase end's check: kinematic-balance)."""
     caps, vols, box = _feet_primitives(w.avatar)
     pos, rot, out = w.pos, w.rot, []
@@ -158,8 +158,7 @@ def feet_floor_points(w: World, band: float) -> tuple[np.ndarray, bool]:
         for cx, cy, cz in box:
             if py + R[1][0] * cx + R[1][1] * cy + R[1][2] * cz <= band:
                 out.append((px + R[0][0] * cx + R[0][1] * cy + R[0][2] * cz, pz + R[2][0] * cx + R[2][1] * cy + R[2][2] * cz))
-    heels_up = float(w.landmarks["heel_left"][1]) > band and float(w.landmarks["heel_right"][1]) > band
-    return np.array(out).reshape(-1, 2), heels_up
+    return np.array(out).reshape(-1, 2)
 
 
 def _feet_primitives(av) -> tuple[tuple, tuple, list]:
