@@ -14,7 +14,7 @@
 
 import { fromEulerXYZ, matrix, mul, rotateVec } from "./quat.js";
 
-const _v = new Float64Array(3), _m = new Float64Array(9);
+const _v = new Float64Array(3), _m = new Float64Array(9), _b = new Float64Array(3);
 
 /**
  * One figure's skeleton and its world pose.
@@ -183,22 +183,31 @@ export class Skeleton {
       }
     }
     for (let i = 0; i < this.volBone.length; i++) {
-      const b = this.volBone[i];
-      if (!mask[b]) continue;
-      const R = matrix(wq, b * 4, _m), k = this.volAxes;
-      let n = 0;
-      for (let c = 0; c < 3; c++) { const m = R[3 + c] * k[i * 3 + c]; n += m * m; }
-      n = Math.sqrt(n);
-      rotateVec(_v, 0, wq, b * 4, this.volOffset, i * 3);
-      if (!(n > 0) || !(wp[b * 3 + 1] + _v[1] - n < best)) continue;
-      best = wp[b * 3 + 1] + _v[1] - n;
-      for (let r = 0; r < 3; r++) {
-        let d = 0;
-        for (let c = 0; c < 3; c++) d += R[3 * r + c] * k[i * 3 + c] * k[i * 3 + c] * R[3 + c];
-        out[r] = wp[b * 3 + r] + _v[r] - d / n;
-      }
+      if (!mask[this.volBone[i]]) continue;
+      const y = this.volumeBottom(i, _b);
+      if (y < best) { best = y; out[0] = _b[0]; out[1] = _b[1]; out[2] = _b[2]; }
     }
     return best;
+  }
+
+  /**
+   * The lowest point of ellipsoid volume `i` into `out` (3), its height returned (Infinity for a
+   * degenerate one): c + R·diag(k)·s is lowest at c − R·(k ⊙ m)/|m| with m = k ⊙ R[1]
+   * (posecode_ssg/motion/rest.py `_Mesh.bottoms`).
+   */
+  volumeBottom(i, out) {
+    const b = this.volBone[i], wp = this.worldP, wq = this.worldQ, R = matrix(wq, b * 4, _m), k = this.volAxes;
+    let n = 0;
+    for (let c = 0; c < 3; c++) { const m = R[3 + c] * k[i * 3 + c]; n += m * m; }
+    n = Math.sqrt(n);
+    if (!(n > 0)) return Infinity;
+    rotateVec(_v, 0, wq, b * 4, this.volOffset, i * 3);
+    for (let r = 0; r < 3; r++) {
+      let d = 0;
+      for (let c = 0; c < 3; c++) d += R[3 * r + c] * k[i * 3 + c] * k[i * 3 + c] * R[3 + c];
+      out[r] = wp[b * 3 + r] + _v[r] - d / n;
+    }
+    return out[1];
   }
 
   /**

@@ -12,11 +12,11 @@
  * @module solvers/balancewarn
  */
 
-import { matrix, rotateVec } from "../quat.js";
+import { rotateVec } from "../quat.js";
 
 /** the directions of the base's support function: every 2.5° (motion/support.py `AROUND`) */
 const AROUND = 144;
-const _v = new Float64Array(3), _c = new Float64Array(3), _m = new Float64Array(9);
+const _v = new Float64Array(3), _c = new Float64Array(3), _b = new Float64Array(3);
 /** x, z of the base's points: per foot its capsule ends, shoe volume and 8 sole-box corners */
 const _p = new Float64Array(64);
 
@@ -63,12 +63,12 @@ export function balanceWarning(sk, rig, phase) {
 
 /**
  * The x, z (into `_p`) of every mesh primitive of the bones `feet` whose lowest point is within
- * `band` of the floor: capsule ends (the centre less the radius), ellipsoid volumes (lowest at
- * c − R·(k ⊙ m)/|m|, m = k ⊙ R[1]: skeleton.js `lowestPoint`) and the sole boxes' corners — the
+ * `band` of the floor: capsule ends (the centre less the radius), ellipsoid volumes (skeleton.js
+ * `volumeBottom`) and the sole boxes' corners — the
  * primitives eval's support and motion/rest.py `floor_points` take. Returns their number.
  */
 function footPoints(sk, feet, band) {
-  const wp = sk.worldP, lp = sk.landmarkP, wq = sk.worldQ, k = sk.volAxes;
+  const wp = sk.worldP, lp = sk.landmarkP, wq = sk.worldQ;
   let n = 0;
   const add = (x, y, z) => { if (y <= band) { _p[2 * n] = x; _p[2 * n + 1] = z; n++; } };
   for (let i = 0; i < sk.segFrom.length; i++) {
@@ -79,21 +79,7 @@ function footPoints(sk, feet, band) {
     add(P[j * 3], P[j * 3 + 1] - sk.segR[i * 2 + 1], P[j * 3 + 2]);
   }
   for (let i = 0; i < sk.volBone.length; i++) {
-    const b = sk.volBone[i];
-    if (!feet.includes(b)) continue;
-    const R = matrix(wq, b * 4, _m);
-    let m2 = 0;
-    for (let c = 0; c < 3; c++) { const m = R[3 + c] * k[i * 3 + c]; m2 += m * m; }
-    const len = Math.sqrt(m2);
-    if (!(len > 0)) continue;
-    rotateVec(_v, 0, wq, b * 4, sk.volOffset, i * 3);
-    const q = [0, 0, 0];
-    for (let r = 0; r < 3; r++) {
-      let d = 0;
-      for (let c = 0; c < 3; c++) d += R[3 * r + c] * k[i * 3 + c] * k[i * 3 + c] * R[3 + c];
-      q[r] = wp[b * 3 + r] + _v[r] - d / len;
-    }
-    add(q[0], q[1], q[2]);
+    if (feet.includes(sk.volBone[i]) && sk.volumeBottom(i, _b) <= band) add(_b[0], _b[1], _b[2]);
   }
   for (const a of feet) {
     for (let j = 0; j < 8; j++) {
