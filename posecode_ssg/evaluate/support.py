@@ -11,7 +11,14 @@ horizontal plane, of where it touches the floor or a prop.
   sole box corners; the primitives of the lowest-point measure) whose extreme point towards a
   surface lies within :data:`CONTACT_BAND_M` of it or in it: the floor (y = 0, or below it), and
   each face of a declared prop's solid boxes (its top: the box, the seat; its sides: the wall,
-  the chair's backrest), within the face's extent. The contact points' horizontal positions span the base.
+  the chair's backrest), within the face's extent. A prop's **blocking faces** (rig.json
+  ``props.*.faces``: the wall, the backrest, the seat edge, the box's near face) are touched the
+  way they are pushed against: by the body capsules the props pass rests on them and ``penetration``
+  measures (evaluate/props.py :func:`body_capsules`, radii ``avatar.collision``) — a capsule
+  sample within the band of the face touches it at its point nearest the face. The props pass
+  leaves a wall-sit's torso capsule on the wall, where the mesh's narrower back is 2–3 cm off it:
+  measured by the mesh alone the wall that holds the body would never touch it. The contact
+  points' horizontal positions span the base.
 - A sample with an active grip is not measured (the bar holds the body), nor one with no contact
   (the body is in the air: ``float`` says so).
 
@@ -24,6 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from posecode_ssg.evaluate.context import Context
+from posecode_ssg.evaluate.props import body_capsules
 from posecode_ssg.evaluate.runs import run_violations
 from posecode_ssg.evaluate.thresholds import METRIC, DocumentMetrics
 from posecode_ssg.motion.support import BASE_CONTACT, base_gaps
@@ -134,6 +142,32 @@ def contact_mask(ctx: Context, ext: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     return touch, point
 
 
+def face_contacts(ctx: Context) -> tuple[np.ndarray, np.ndarray]:
+    """(N, K) whether each body capsule sample touches a blocking face of a declared prop, and
+    (N, K, 3) its touching point (module docstring): a sample p of radius r at d = (p − c)·n from
+    the face (centre c, outward normal n) touches it when −capture ≤ d ≤ r + band and it lies
+    within the face's half extents + r (the ownership test of ``penetration``, widened by the
+    band); it touches at p − r·n."""
+    faces = [f for prop in ctx.motion.get("props") or [] for f in ctx.rig["props"][prop].get("faces", [])]
+    touch, point = [], []
+    if not faces:
+        return np.zeros((ctx.n, 0), bool), np.zeros((ctx.n, 0, 3))
+    caps = body_capsules(ctx)
+    for f in faces:
+        c, n = np.asarray(f["center"], float), np.asarray(f["normal"], float)
+        u, v = np.asarray(f["u"], float), np.asarray(f["v"], float)
+        blocks = set(f["blocks"])
+        for part, _limb, pts, r in caps:
+            if "all" not in blocks and part not in blocks:
+                continue
+            rel = pts - c
+            d = rel @ n
+            touch.append((d >= -f["capture"]) & (d <= r + CONTACT_BAND_M) & (np.abs(rel @ u) <= f["halfU"] + r)
+                         & (np.abs(rel @ v) <= f["halfV"] + r))
+            point.append(pts - r * n)
+    return np.concatenate(touch, axis=1), np.concatenate(point, axis=1)
+
+
 def hull_distances(points: np.ndarray, touch: np.ndarray, c: np.ndarray) -> np.ndarray:
     """(N,) distance (m) from each ``c`` (N, 2) to the convex hull of its touching ``points``
     (N, P, 2) (``touch`` (N, P)), 0 inside (motion/support.py :func:`base_gaps`)."""
@@ -145,6 +179,8 @@ def support_distances(ctx: Context) -> tuple[np.ndarray, np.ndarray]:
     whether the sample is measured (no active grip, something touching)."""
     com = centre_of_mass(ctx)
     touch, point = contact_mask(ctx, extreme_points(ctx))
+    ftouch, fpoint = face_contacts(ctx)
+    touch, point = np.concatenate([touch, ftouch], axis=1), np.concatenate([point, fpoint], axis=1)
     gripped = np.zeros(ctx.n, bool)
     for seg, a, b in ctx.runs:
         gripped[a:b + 1] = bool(ctx.phase(seg).get("grip"))

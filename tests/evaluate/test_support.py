@@ -77,3 +77,40 @@ def test_hull_distance_of_a_square_matches_the_point_to_square_distance():
     got = hull_distances(np.repeat(square[None], 200, 0), np.ones((200, 5), bool), c)
     # the support function over 2.5° steps is short of the exact distance by at most 1 − cos 1.25°
     np.testing.assert_allclose(got, want, rtol=3e-4, atol=1e-12)
+
+
+def _against_wall(gap_m: float):
+    """The neutral stance on the floor with both feet 0.3 m forward of the body (its centre of
+    mass well behind the heels) and the whole figure placed so its torso capsule (pelvis → neck,
+    radius ``avatar.collision.torso``: what the props pass rests on the wall) is ``gap_m`` in
+    front of rig.json's wall face."""
+    mot = motion([{"name": "Lean", "d": 0.5}], props=("wall",))
+    s = grounded(mot)
+    everything = np.ones(len(s.t), bool)
+    for side in ("left", "right"):
+        move_foot(s, side, np.array([0.0, 0.0, 0.3]), everything)
+    face = RIG["props"]["wall"]["faces"][0]
+    assert face["normal"] == [0, 0, 1]
+    r = RIG["avatars"]["avatar1"]["collision"]["torso"]
+    back = min(s.bone("pelvis")[0, 2], s.bone("neck")[0, 2]) - r     # upright: the capsule's back
+    dz = face["center"][2] + gap_m - back
+    s.pos[:, :, 2] += dz
+    s.lm[:, :, 2] += dz
+    return mot, s
+
+
+def test_a_wall_the_torso_rests_on_is_part_of_the_base():
+    mot, s = _against_wall(0.005)
+    alone = evaluate_samples(s, {**mot, "props": []}, RIG)
+    # without the wall the centre of mass is far behind the heels
+    assert alone.worst["support"] > 100.0 and supports(alone)
+    res = evaluate_samples(s, mot, RIG)
+    # with it, the base spans from the wall to the toes: the centre of mass is inside
+    assert res.worst["support"] == 0.0 and not supports(res)
+
+
+def test_a_wall_the_torso_does_not_reach_is_no_support():
+    mot, s = _against_wall(0.015)   # 15 mm off: outside the 10 mm contact band
+    alone = evaluate_samples(s, {**mot, "props": []}, RIG)
+    res = evaluate_samples(s, mot, RIG)
+    assert res.worst["support"] == pytest.approx(alone.worst["support"], abs=1e-9) and res.worst["support"] > 100.0
