@@ -175,12 +175,21 @@ class World:
     def sole_corners(self, side: str) -> np.ndarray:
         """The 4 bottom corners of a sole box, (4, 3) world metres: heel-outer, heel-inner,
         toe-outer, toe-inner order is not guaranteed; rows are (x, y, z)."""
-        av = self.avatar
-        size = np.asarray(av.sole_size)
-        center = np.asarray(av.sole_center)
-        bottom = np.array([[sx, -0.5, sz] for sx in (-0.5, 0.5) for sz in (-0.5, 0.5)])
         bone = f"ankle_{side}"
-        return (center + bottom * size) @ self.rot[bone].T + self.pos[bone]
+        return _sole_bottom(self.avatar) @ self.rot[bone].T + self.pos[bone]
+
+
+_SOLE_BOTTOM: dict[int, tuple[Avatar, np.ndarray]] = {}
+
+
+def _sole_bottom(av: Avatar) -> np.ndarray:
+    """(4, 3) the sole box's bottom corners in the ankle's frame (m), of avatar ``av`` (cached):
+    :meth:`World.sole_corners`' order."""
+    hit = _SOLE_BOTTOM.get(id(av))
+    if hit is None or hit[0] is not av:
+        bottom = np.array([[sx, -0.5, sz] for sx in (-0.5, 0.5) for sz in (-0.5, 0.5)])
+        hit = _SOLE_BOTTOM[id(av)] = (av, np.asarray(av.sole_center) + bottom * np.asarray(av.sole_size))
+    return hit[1]
 
 
 def lowest_by_bone_of_arrays(avatar: Avatar, pos: Mapping[str, np.ndarray], rot_y: Mapping[str, np.ndarray],

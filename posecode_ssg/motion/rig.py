@@ -552,5 +552,7 @@ SOLVER: Mapping[str, Any] = MappingProxyType({
     "shiftComShare": 0.9,
     "shiftDone": 0.001,
     "shiftHoldRounds": 3,
+    # m: a stance leg's hold rounds stop once the held point's correction is this small
+    "shiftHoldDone": 0.0001,
     "shiftBisect": 8,
 })

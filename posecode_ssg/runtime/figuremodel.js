@@ -34,6 +34,8 @@ export class FigureModel {
     this.timeline = new Timeline(motion, sk.boneIds, rig.rom);
     this.duration = this.timeline.duration;
     const start = sk.startRoot(motion.startPose ?? rig.defaultStartPose);
+    /** the start pose lies, sits or kneels (rig.json `startPoses[*].tilted`) */
+    this.tiltedBase = rig.startPoses[motion.startPose ?? rig.defaultStartPose]?.tilted === true;
     this.startPos = Float64Array.from(start.position);
     this.startQ = start.quaternion;
     this.localQ = new Float64Array(sk.boneCount * 4);
@@ -86,10 +88,10 @@ export class FigureModel {
   /**
    * The weight shift's look-ahead and look-behind over one-foot segment `s` (solvers/balance.js),
    * from probes at `SHIFT_PROBES` + 1 even steps of the segment: the lift share of the rest of
-   * the body (0 down … 1 a band up) and the weights of the stance sole's 4 base corners.
+   * the body (0 down … 1 a band up) and the weights of each stance sole's 4 base corners.
    * `w.ahead[k]`: the largest lift share within a probe step and `solver.shiftLead` seconds
    * either side of step k, each weighted by smoothstep(1 − its distance past the step /
-   * shiftLead); `w.cornerE[4k + j]`: corner j's smallest weight, likewise — the weight goes over
+   * shiftLead); `w.cornerE[4nk + j]`: corner j's smallest weight (n stance legs), likewise — the weight goes over
    * before the foot lifts and comes back after it is down, and a base corner (a heel) counts
    * only after it has come down. Both are faded to the probe's own values over shiftLead from the
    * segment's ends, whose instants keep them (the previous end; the numpy phase-end twin).
@@ -99,10 +101,16 @@ export class FigureModel {
     // no look-ahead for a foot locked but lifted by the angles (plan.js `liftedStance`): the lock
     // holds it on the floor until the angles lift it, and a body moved over before would drag it
     const lead = w.lifted ? 0 : this.rig.solver.shiftLead;
-    const lift = new Float64Array(N + 1), corner = new Float64Array(4 * (N + 1));
+    const C = 4 * w.legs.length, lift = new Float64Array(N + 1), corner = new Float64Array(C * (N + 1));
     w.probing = true;
-    // the pose as shown (after every pass, the entry blend's offsets included), unshifted
-    for (let k = 0; k <= N; k++) { this._solve(t0 + (T * k) / N, s); lift[k] = measureStance(this.ctx, w, w.corner); corner.set(w.corner, 4 * k); }
+    // unshifted: over both feet the pose at the weight-shift pass (balance.js records it while
+    // `probing`), over one the pose as shown (after every pass, the entry blend's offsets included)
+    const atPass = w.legs.length === 2;
+    for (let k = 0; k <= N; k++) {
+      this._solve(t0 + (T * k) / N, s);
+      lift[k] = atPass ? w.probe : measureStance(this.ctx, w, w.corner);
+      corner.set(w.corner, C * k);
+    }
     w.probing = false;
     const ease = (x) => (x <= 0 ? 0 : x >= 1 ? 1 : x * x * (3 - 2 * x));
     // within shiftLead of a probe, and fully within the probe step (whose instant of lift or
@@ -113,10 +121,15 @@ export class FigureModel {
       let up = 0;
       for (let j = 0; j <= N; j++) up = Math.max(up, lift[j] * near(j - k));
       w.ahead[k] = lift[k] + (up - lift[k]) * edge;
-      for (let c = 0; c < 4; c++) {
+      // over both feet after a segment that was not (`rampIn`): from none at its start, which is
+      // the previous phase's end, to the probe's own over shiftLead (or the whole segment if
+      // shorter, so its end keeps the numpy twin's); else the entry blend's offsets, added after
+      // the shift re-solved the legs, tipped the levelled soles (pivot turns' heels coming down)
+      if (w.rampIn) w.ahead[k] *= ease((k * T) / N / Math.min(this.rig.solver.shiftLead, T));
+      for (let c = 0; c < C; c++) {
         let down = 0;   // how far below 1 the corner's weight is kept
-        for (let j = 0; j <= N; j++) down = Math.max(down, (1 - corner[4 * j + c]) * near(j - k));
-        w.cornerE[4 * k + c] = Math.min(corner[4 * k + c], 1 - down * edge);
+        for (let j = 0; j <= N; j++) down = Math.max(down, (1 - corner[C * j + c]) * near(j - k));
+        w.cornerE[C * k + c] = Math.min(corner[C * k + c], 1 - down * edge);
       }
     }
   }
@@ -199,15 +212,20 @@ export class FigureModel {
         ? planSegment(this.rig, this.skeleton, phases[s], from >= 0 ? phases[from] : null, prevPlan,
           this.startPos, prevRoot)
         : planWrap(this.rig, this.skeleton, phases[phases.length - 1], prevPlan, this.startPos, prevRoot);
+      // both feet: a body whose start lies, sits or kneels is the settle's (solve/balance.py `stance_sides`)
+      if (plan.shift && plan.shift.legs.length === 2 && this.tiltedBase) plan.shift = null;
+      // over both feet after a segment that was not: the shift comes in from the previous end
+      // (`_shiftAhead`), which the numpy twin solved without it
+      if (plan.shift) plan.shift.rampIn = plan.shift.legs.length === 2 && !(prevPlan && prevPlan.shift && prevPlan.shift.legs.length === 2);
       this.segPlan[s] = plan;
       prevPlan = plan;
       // its end keyframe first: a free foot's swing-clearance branch is decided there (solvers/swingclearance.js)
       if (s < phases.length) this._solve(tl.times[s + 1], s);
       // both feet locked, one lifted by the angles at the end: the weight goes over the other
       // (solvers/plan.js `liftedStance`, decided on the end keyframe as the numpy pass decides it)
-      if (s < phases.length && !plan.shift) {
-        const side = liftedStance(this.rig, sk, phases[s], plan);
-        if (side) { plan.shift = shiftPlan(this.rig, sk, side); plan.shift.lifted = true; }
+      if (s < phases.length && (!plan.shift || plan.shift.legs.length === 2)) {
+        const side = liftedStance(this.rig, sk, phases[s], plan, plan.shift ? plan.shift.low : null);
+        if (side) { plan.shift = shiftPlan(this.rig, sk, [side]); plan.shift.lifted = true; }
       }
       // after the end keyframe (the passes' once-a-phase decisions are made there), before the
       // boundary's solves (their blend reads it)
@@ -277,7 +295,7 @@ export class FigureModel {
     }
     ctx.warnings.length = 0;
     // the stance foot's authored ankle, before any pass levels it (balance.js)
-    if (ctx.plan.shift) ctx.plan.shift.auth = ankleX(ctx, ctx.plan.shift.side);
+    if (ctx.plan.shift) for (const l of ctx.plan.shift.legs) l.auth = ankleX(ctx, l.side);
     runPasses(ctx);
     return s;
   }

@@ -164,3 +164,18 @@ KNEE_UP = """posecode exercise "Knee up"
     knee_right: flex 0
     ground-lock: feet
 """
+
+
+#: a good morning with the arms out front: without the weight shift its centre of mass lies 5+ cm
+#: past the toes (tests/motion/test_motion_balance.py, test_motion_balance_report.py)
+GOOD_MORNING = """
+posecode exercise "Good morning"
+  rig humanoid
+  pose start = standing
+
+  step "Hinge" 1.5s settle:
+    pelvis: hinge 80
+    knees: flex 15
+    shoulders: flex 90
+    ground-lock: feet
+"""

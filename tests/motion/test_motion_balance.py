@@ -14,7 +14,7 @@ from posecode_ssg.motion.rig import SOLVER
 from posecode_ssg.motion.solve import solve_keyframes
 from posecode_ssg.motion.solve.balance import corner_weights, over_base
 
-from helpers_motion import compile_source
+from helpers_motion import GOOD_MORNING, compile_source
 
 #: how far (m) the centre of mass may lie outside the stance sole (issue 19 item 2: "inside the
 #: stance sole plus 20 mm")
@@ -41,7 +41,7 @@ def test_the_nearest_point_of_a_flat_sole_clamps_the_point_in_the_foot_frame():
         corners, o, u, v, length, width = _sole(rng)
         p = o + rng.uniform(-0.4, 0.4, 2)
         want = o + np.clip((p - o) @ u, -m, length + m) * u + np.clip((p - o) @ v, -m, width + m) * v
-        np.testing.assert_allclose(over_base(corners, np.ones(4), p), want, atol=1e-12)
+        np.testing.assert_allclose(over_base([(corners, np.ones(4))], p), want, atol=1e-12)
 
 
 def test_a_raised_heel_leaves_the_ball_and_a_raised_side_leaves_the_other_edge():
@@ -50,14 +50,14 @@ def test_a_raised_heel_leaves_the_ball_and_a_raised_side_leaves_the_other_edge()
     m = SOLVER["shiftMargin"]
     behind = o - 0.3 * u + 0.5 * width * v
     # heel corners bear nothing: the base is the ball's edge, the point comes to it
-    np.testing.assert_allclose(over_base(corners, np.array([0.0, 1.0, 0.0, 1.0]), behind),
+    np.testing.assert_allclose(over_base([(corners, np.array([0.0, 1.0, 0.0, 1.0]))], behind),
                                o + (length - m) * u + 0.5 * width * v, atol=1e-12)
     # the −x side up: only the +x edge bears, a point on the −x side comes to it
     beside = o + 0.5 * length * u - 0.2 * v
-    np.testing.assert_allclose(over_base(corners, np.array([0.0, 0.0, 1.0, 1.0]), beside),
+    np.testing.assert_allclose(over_base([(corners, np.array([0.0, 0.0, 1.0, 1.0]))], beside),
                                o + 0.5 * length * u + (width - m) * v, atol=1e-12)
     # the heel coming down moves the target continuously (no jump)
-    ts = [over_base(corners, np.array([f, 1.0, f, 1.0]), behind) for f in np.linspace(0, 1, 101)]
+    ts = [over_base([(corners, np.array([f, 1.0, f, 1.0]))], behind) for f in np.linspace(0, 1, 101)]
     assert max(float(np.linalg.norm(b - a)) for a, b in zip(ts, ts[1:])) <= length / 100 + 1e-12
 
 
@@ -129,7 +129,7 @@ def test_standing_on_one_foot_puts_the_centre_of_mass_over_the_stance_sole(stanc
     assert abs(down.pos["pelvis"][0] - base.pos["pelvis"][0]) < 1e-3
 
 
-def test_both_feet_down_or_a_gait_never_shift():
+def test_a_balanced_body_on_both_feet_is_not_moved_sideways():
     program = compile_source("""
     posecode exercise "Squat"
       rig humanoid
@@ -168,3 +168,27 @@ def test_both_feet_locked_one_lifted_by_the_angles_stands_over_the_other(monkeyp
     assert after.pos["ankle_left"][1] >= 0.3                      # still curled
     for y in after.sole_corners("right")[:, 1]:                    # the stance sole flat and down
         assert abs(y) <= SOLVER["plantTolerance"]
+
+
+def test_a_hinge_on_both_feet_sends_the_hips_back_until_the_centre_of_mass_is_over_the_feet(monkeypatch):
+    import posecode_ssg.motion.solve.keyframes as keyframes
+
+    sol = solve_keyframes(compile_source(GOOD_MORNING))
+    base, w = sol.base, sol.phases[0].world
+    # the same document without the weight shift: the trunk and arms out front put the centre of
+    # mass well past the toes
+    monkeypatch.setattr(keyframes, "PASSES", tuple((n, (lambda st: None) if n == "weight shift" else f)
+                                                   for n, f in keyframes.PASSES))
+    still = solve_keyframes(compile_source(GOOD_MORNING)).phases[0].world
+    toes = max(float(still.sole_corners(s)[:, 2].max()) for s in ("left", "right"))
+    assert centre_of_mass(still)[2] > toes + 0.05
+    # independent: the centre of mass against the toes' and heels' edges of both soles (facing +z)
+    corners = np.concatenate([w.sole_corners(s) for s in ("left", "right")])
+    c = centre_of_mass(w)
+    assert corners[:, 2].min() - SOLE_MARGIN <= c[2] <= corners[:, 2].max() + SOLE_MARGIN
+    assert w.pos["pelvis"][2] < still.pos["pelvis"][2] - 0.05        # the hips went back
+    for s in ("left", "right"):                                       # the feet stayed planted
+        for mark in ("heel", "toe"):
+            np.testing.assert_allclose(w.landmarks[f"{mark}_{s}"][[0, 2]], base.landmarks[f"{mark}_{s}"][[0, 2]],
+                                       atol=SOLVER["plantTolerance"] + 1e-4)
+            assert abs(w.landmarks[f"{mark}_{s}"][1] - base.landmarks[f"{mark}_{s}"][1]) < 0.005

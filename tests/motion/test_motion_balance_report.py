@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from helpers_motion import KNEE_UP, compile_source, shared_path
+from helpers_motion import GOOD_MORNING, KNEE_UP, compile_source, shared_path
 
 from posecode_ssg.motion.diagnostics import kinematic_diagnostics
 from posecode_ssg.motion.rest import centre_of_mass
@@ -19,16 +19,18 @@ def _balance(src):
     return program, [d for d in kinematic_diagnostics(program) if d.code == "kinematic-balance"]
 
 
-def test_a_hinge_with_straight_legs_falls_ahead_of_the_toes_by_what_the_geometry_says():
-    program, found = _balance("""
-    posecode exercise "Good morning"
-      rig humanoid
-      pose start = standing
+@pytest.fixture
+def no_shift(monkeypatch):
+    """The keyframe solve without the weight shift: a body the shift balances (a good morning's
+    hips go back, a calf raise goes over the balls: test_motion_balance.py) left where its angles
+    put it, for the diagnostic to name."""
+    import posecode_ssg.motion.solve.keyframes as keyframes
+    monkeypatch.setattr(keyframes, "PASSES", tuple((n, (lambda st: None) if n == "weight shift" else f)
+                                                   for n, f in keyframes.PASSES))
 
-      step "Hinge" 1.5s settle:
-        pelvis: hinge 80
-        ground-lock: feet
-    """)
+
+def test_a_hinge_with_straight_legs_falls_ahead_of_the_toes_by_what_the_geometry_says(no_shift):
+    program, found = _balance(GOOD_MORNING)
     (d,) = found
     assert d.line == 5 and d.extra["phase"] == "Hinge" and d.extra["where"] == "ahead of the toes"
     # independent: the centre of mass's distance ahead of the toes' edge (the figure faces +z)
@@ -81,8 +83,15 @@ def test_a_squat_behind_its_heels_is_named_with_the_hinge_that_balances_it():
     assert _balance(src.replace("pelvis: hinge 25", f"pelvis: hinge {hinge}"))[1] == []
 
 
-def test_a_calf_raise_is_judged_over_the_balls_of_its_feet():
+def test_a_calf_raise_is_judged_over_the_balls_of_its_feet(no_shift):
     src = shared_path("conformance", "examples", "heel-raises.posecode").read_text(encoding="utf-8")
     _program, found = _balance(src)
     assert found and all("behind the balls of the feet" in d.message for d in found)
     assert all("balls of the feet" in d.hint for d in found)
+
+
+def test_the_weight_shift_balances_a_good_morning_and_a_calf_raise():
+    # the two the diagnostic names without it (above): with it, neither is reported
+    src = shared_path("conformance", "examples", "heel-raises.posecode").read_text(encoding="utf-8")
+    assert _balance(src)[1] == []
+    assert _balance(GOOD_MORNING)[1] == []

@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from posecode_ssg.language.rom import rom_box
 from posecode_ssg.language.vocabulary import FLOOR
 
 from ..fk import BONES, joint_xyz, subtree
@@ -18,7 +19,7 @@ from ..rest import centre_of_mass
 from ..support import BOTH_FEET, stance_foot
 from ..rig import SOLVER
 from .groundlock import hold_weight
-from .limb import level_foot, swivel, tiptoe_share, two_bone
+from .limb import flat_ankle, level_foot, swivel, tiptoe_share, two_bone
 from .measure import footprint, hold_error
 from .pose import Pose
 
@@ -29,35 +30,57 @@ def corner_weights(corners: np.ndarray) -> np.ndarray:
     (:func:`~.groundlock.hold_weight` over ``solver.shiftHeightBand``: 1 within 5 mm, 0 from
     1 cm, where eval's support stops counting a contact). Same rule in runtime/solvers/balance.js
     ``measureStance``."""
-    low = corners[:, 1].min()
-    return np.array([hold_weight(float(h - low), SOLVER["shiftHeightBand"]) for h in corners[:, 1]])
+    ys = corners[:, 1].tolist()
+    low, band = min(ys), SOLVER["shiftHeightBand"]
+    return np.array([hold_weight(h - low, band) for h in ys])
 
 
-def over_base(corners: np.ndarray, w: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """Where the centre of mass ``c`` (2, x z) goes to stand over a stance sole: the nearest point
-    of its base, ``c`` itself when inside. The base is the sole's rectangle (``corners`` (4, 2),
-    x z, in :func:`corner_weights`' order) in the foot's own axes, each edge moved in across the
-    rectangle by 1 − the larger weight ``w`` of its two corners: the whole sole while flat or
-    rolled a few degrees, the ball's edge alone once the heel is up 1 cm (continuous between:
-    the back edge slides; a heel coming down does not make the base jump), and so the inner
-    edge of the ball on one's toes (where a calf raise bears weight, the first metatarsal head).
-    Each edge lies ``solver.shiftMargin`` (15 mm) outside the box: the rig's sole box is 75 mm
-    wide and 185 mm long, a person's forefoot about 100 mm and foot 250 mm, so the box's edges
-    lie that far inside a real sole's (and the leg leans, and the sole rolls, less: the rig's
-    ankle is a hinge); within eval's 20 mm. The nearest point of a rectangle in its own axes
-    clamps each coordinate (1-Lipschitz in the point and the edges: the target moves with
-    them, never jumps along an edge). Same steps in
+def foot_rect(corners: np.ndarray, w: np.ndarray) -> list[tuple[float, float]]:
+    """The 4 corners (x, z) of what a sole bears: its rectangle (``corners`` (4, 2), in
+    :func:`corner_weights`' order) in the foot's own axes, each edge moved in across it by 1 −
+    the larger weight ``w`` of its two corners (the whole sole while flat or rolled a few
+    degrees, the ball's edge alone once the heel is up 1 cm; continuous between: the back edge
+    slides). Plain floats: it runs on every phase end. Same steps in runtime/solvers/balance.js
+    ``overBase``."""
+    (ox, oz), (tx, tz), (sx, sz), (qx, qz) = corners.tolist()
+    ux, uz = 0.5 * (tx + qx - ox - sx), 0.5 * (tz + qz - oz - sz)   # heel -> toe
+    vx, vz = 0.5 * (sx + qx - ox - tx), 0.5 * (sz + qz - oz - tz)   # -x side -> +x side
+    w0, w1, w2, w3 = (float(x) for x in w)
+    back, front, minus, plus = max(w0, w2), max(w1, w3), max(w0, w1), max(w2, w3)
+    return [(ox + a * ux + b * vx, oz + a * uz + b * vz) for a in (1.0 - back, front) for b in (1.0 - minus, plus)]
+
+
+def over_base(feet: list[tuple[np.ndarray, np.ndarray]], c: np.ndarray) -> np.ndarray:
+    """Where the centre of mass ``c`` (2, x z) goes to stand over the stance soles ``feet``
+    ((corners (4, 2), weights (4,)) each: :func:`foot_rect`): the nearest point of their base,
+    ``c`` itself when inside. The base is the rectangle, in the axes of the feet's mean heading,
+    around what they bear, each edge ``solver.shiftMargin`` (15 mm) further out: the rig's sole
+    box is 75 mm wide and 185 mm long, a person's forefoot about 100 mm and foot 250 mm, so the
+    box's edges lie that far inside a real sole's (and the leg leans, and the sole rolls, less:
+    the rig's ankle is a hinge); within eval's 20 mm. One foot: its own rectangle, whose nearest
+    point is the inner edge of the ball on one's toes (where a calf raise bears weight, the
+    first metatarsal head); two feet side by side: the convex hull of both. The nearest point of
+    a rectangle in its own axes clamps each coordinate (1-Lipschitz in the point and the edges:
+    the target moves with them, never jumps along an edge). Same steps in
     runtime/solvers/balance.js ``overBase``."""
-    origin = corners[0]
-    u = 0.5 * (corners[1] + corners[3] - corners[0] - corners[2])   # heel -> toe
-    v = 0.5 * (corners[2] + corners[3] - corners[0] - corners[1])   # -x side -> +x side
-    length, width = float(np.hypot(*u)), float(np.hypot(*v))
-    u, v = u / max(length, 1e-12), v / max(width, 1e-12)
-    back, front, minus, plus = max(w[0], w[2]), max(w[1], w[3]), max(w[0], w[1]), max(w[2], w[3])
+    ux = uz = 0.0
+    pts: list[tuple[float, float]] = []
+    for k, w in feet:
+        (ox, oz), (tx, tz), (sx, sz), (qx, qz) = k.tolist()
+        hx, hz = 0.5 * (tx + qx - ox - sx), 0.5 * (tz + qz - oz - sz)
+        n = max(math.hypot(hx, hz), 1e-12)
+        ux, uz = ux + hx / n, uz + hz / n
+        pts += foot_rect(k, w)
+    n = max(math.hypot(ux, uz), 1e-12)
+    ux, uz = ux / n, uz / n
+    vx, vz = uz, -ux
+    pu = [x * ux + z * uz for x, z in pts]
+    pv = [x * vx + z * vz for x, z in pts]
     m = float(SOLVER["shiftMargin"])
-    a = min(max(float((c - origin) @ u), (1.0 - back) * length - m), length - (1.0 - front) * length + m)
-    b = min(max(float((c - origin) @ v), (1.0 - minus) * width - m), width - (1.0 - plus) * width + m)
-    return origin + a * u + b * v
+    cx, cz = float(c[0]), float(c[1])
+    a = min(max(cx * ux + cz * uz, min(pu) - m), max(pu) + m)
+    b = min(max(cx * vx + cz * vz, min(pv) - m), max(pv) + m)
+    return np.array((a * ux + b * vx, a * uz + b * vz))
 
 
 def lean_share(hip: np.ndarray, moved: np.ndarray, heading: np.ndarray) -> float:
@@ -76,25 +99,64 @@ def lean_share(hip: np.ndarray, moved: np.ndarray, heading: np.ndarray) -> float
     return min(1.0, max(0.0, (math.copysign(max(cap, abs(a0)), da) - a0) / da))
 
 
-def stance_side(st) -> tuple[str, str] | None:
-    """(stance side, free side) when one foot alone bears the body
+def pitch_share(hip: np.ndarray, moved: np.ndarray, heading: np.ndarray, needed: float, box: tuple[float, float]) -> float:
+    """The largest share (0–1) of the root move ``moved`` (3,) a stance foot stays flat for: the
+    stance leg keeps its hip's distance from the ankle (the shift's height rule), so its hip →
+    ankle line, and the shin with it (the knee keeps its angle), turns about the ankle in the
+    foot's plane by the change of its lean φ = atan2(forward offset, height); the sole then needs
+    that much more ankle dorsiflexion (leaning forward) or plantarflexion (back) to stay flat.
+    ``hip`` (3,): the hip less the ankle before the move; ``heading`` (3,): heel → toe; ``needed``
+    (degrees): the ankle x that levels the foot now (limb.py ``flat_ankle``); ``box``: the ankle
+    x range (rig.json ``rom``). Found before the legs are re-solved, so a shift the ankle's range
+    cannot hold (a squat whose knees would travel past the toes) is not searched for by halving
+    (solve/balance.py ``shift_weight``). Same rule in runtime/solvers/balance.js."""
+    hx, hz = float(heading[0]), float(heading[2])
+    n = max(math.hypot(hx, hz), 1e-12)
+    hx, hz = hx / n, hz / n
+    px, py, pz = (float(v) for v in hip)
+    f0, d = px * hx + pz * hz, float(moved[0]) * hx + float(moved[2]) * hz
+    if abs(d) < 1e-12:
+        return 1.0
+    side = hz * px - hx * pz
+    reach = math.sqrt(max(px * px + py * py + pz * pz - side * side, 1e-12))
+    lean = math.atan2(f0, py)
+    room = math.radians(needed - box[0]) if d > 0 else -math.radians(box[1] - needed)
+    limit = reach * math.sin(min(max(lean + room, -math.pi / 2), math.pi / 2)) - f0
+    if (d > 0 and limit >= d) or (d < 0 and limit <= d):
+        return 1.0
+    return min(1.0, max(0.0, limit / d))
+
+
+def stance_sides(st) -> tuple[str, ...]:
+    """The sides that bear the body on their own: one foot alone
     (:func:`~posecode_ssg.motion.support.stance_foot`: the phase's support less a foot reaching
-    for the floor or locked while arriving from the air), locked and held since the phase began or
-    pinned to the floor, in a phase that is not a gait's; or both feet are locked and the angles
-    lift one (:func:`lifted_stance`). None otherwise."""
+    for the floor or locked while arriving from the air), locked and held since the phase began
+    or pinned to the floor; or both feet are locked and the angles lift one
+    (:func:`lifted_stance`: the lower foot alone); or both feet held so, and nothing else in the
+    support, in a document whose start pose stands (not tilted). Empty in a gait's phase (its root keeps its travelled place, KR §8) or otherwise."""
     kf = st.kf
-    if kf.gait:   # a gait keeps its travelled root (KR §8): its stance legs reach the plants
-        return None
+    if kf.gait:
+        return ()
     free = {c.effector for c in kf.reaches if c.target == FLOOR and c.effector.startswith("foot_")}
     free |= {c for c in kf.ground_lock if c.startswith("foot_") and c not in st.anchors}
+
+    def held(side: str) -> bool:
+        foot = f"foot_{side}"
+        return foot in kf.ground_lock or any(c.effector == foot and c.target == FLOOR for c in kf.pins)
+
     side = stance_foot(kf.support, free)
-    if side is None:
-        side = lifted_stance(st) if not free else None
-        return None if side is None else (side, "right" if side == "left" else "left")
-    foot = f"foot_{side}"
-    if not (foot in kf.ground_lock or any(c.effector == foot and c.target == FLOOR for c in kf.pins)):
-        return None
-    return side, "right" if side == "left" else "left"
+    if side is not None:
+        return (side,) if held(side) else ()
+    if free:
+        return ()
+    side = lifted_stance(st)
+    if side is not None:
+        return (side,)
+    # a body whose start lies, sits or kneels (a bridge on its feet and shoulders) is the gravity
+    # settle's (motion/settle.py), not balanced over its feet
+    if set(kf.support) == BOTH_FEET and held("left") and held("right") and not st.program.tilted_base:
+        return ("left", "right")
+    return ()
 
 
 def lifted_stance(st) -> str | None:
@@ -119,60 +181,80 @@ def lifted_stance(st) -> str | None:
     return None
 
 
-def shift_weight(pose: Pose, side: str, semantic_ankle: float) -> None:
-    """Move the root horizontally so the centre of mass lies over the stance sole (``side``'s
+def shift_weight(pose: Pose, sides: tuple[str, ...], semantic_ankle: dict[str, float]) -> None:
+    """Move the root horizontally so the centre of mass lies over the stance soles (``sides``'
     base, :func:`over_base`), by the share w = 1 − the hold weight of the lowest point of the rest
-    of the body (all but the stance leg) over ``solver.shiftHeightBand`` (0 while the free foot,
-    or a knee leaving the floor, is still down; 1 once it is 1 cm up: the weight goes over as it
-    lifts, so the shift is continuous). The stance leg's two-bone IK keeps its foot where it was
-    (its held point on its footprint: measure.footprint), swivelled back to its heading and
-    levelled; where the leg cannot (out of reach, or the ankle's range would lift the heel) the
-    shift is bisected back to the largest share it can hold ("within their ROM", issue 19 item 2),
-    and capped where the stance leg leans ``solver.shiftLeanLimit`` across its foot
-    (:func:`lean_share`: the rig's ankle cannot evert, so the sole would roll onto its edge).
-    Same rule in runtime/solvers/balance.js ``weightShift``."""
+    of the body (all but the stance legs) over ``solver.shiftHeightBand`` (0 while the free foot,
+    a knee or a hand is still down; 1 once it is 1 cm up: the weight goes over as it lifts, so
+    the shift is continuous). Each stance leg's two-bone IK keeps its foot where it was (its held
+    point on its footprint: measure.footprint), swivelled back to its heading and levelled; where
+    a leg cannot (out of reach, or the ankle's range would lift the heel) the shift is bisected
+    back to the largest share they hold ("within their ROM", issue 19 item 2), and capped where a
+    stance leg leans ``solver.shiftLeanLimit`` across its foot (:func:`lean_share`: the rig's
+    ankle cannot evert, so the sole would roll onto its edge). Same rule in
+    runtime/solvers/balance.js ``weightShift``."""
     w = pose.world()
-    leg = {f"hip_{side}", f"knee_{side}", f"ankle_{side}"}
-    lifted = 1.0 - hold_weight(w.lowest([b for b in BONES if b not in leg]), SOLVER["shiftHeightBand"])
-    if lifted <= 0.0 or w.lowest(subtree(f"ankle_{side}")) > float(SOLVER["plantedHeight"]):
+    feet = []
+    for s in sides:
+        box = w.sole_corners(s)
+        feet.append((box[:, [0, 2]], corner_weights(box)))
+    c = centre_of_mass(w)[[0, 2]]
+    gap0 = over_base(feet, c) - c
+    if math.hypot(*gap0) <= SOLVER["shiftDone"]:
+        return   # balanced as it stands (the first round's test, before the costlier measures)
+    ankle = {s: np.array(joint_xyz(w, f"ankle_{s}")) for s in sides}
+    heading = {s: w.landmarks[f"toe_{s}"] - w.landmarks[f"heel_{s}"] for s in sides}
+    tiptoe = {s: tiptoe_share(semantic_ankle[s]) for s in sides}
+    hip0 = {s: np.array(joint_xyz(w, f"hip_{s}")) - ankle[s] for s in sides}
+    # each flat stance foot's levelling ankle x now and ankle range (a foot on its ball by intent
+    # keeps its pitch: not limited by them)
+    pitch = {s: (flat_ankle(w, s), rom_box(f"ankle_{s}")["x"]) for s in sides if tiptoe[s] <= 0.0}
+    first = np.array((gap0[0], 0.0, gap0[1])) / SOLVER["shiftComShare"]
+    if math.hypot(*first[[0, 2]]) * min([1.0] + [pitch_share(hip0[s], first, heading[s], *pitch[s]) for s in pitch]) \
+            <= SOLVER["shiftDone"]:
+        return   # the ankles' range holds no move (the first round's cut, before the costlier measures)
+    legs = {f"{j}_{s}" for s in sides for j in ("hip", "knee", "ankle")}
+    lifted = 1.0 - hold_weight(w.lowest([b for b in BONES if b not in legs]), SOLVER["shiftHeightBand"])
+    if lifted <= 0.0 or any(w.lowest(subtree(f"ankle_{s}")) > float(SOLVER["plantedHeight"]) for s in sides):
         return
-    ankle = np.array(joint_xyz(w, f"ankle_{side}"))
-    heading = w.landmarks[f"toe_{side}"] - w.landmarks[f"heel_{side}"]
-    box = w.sole_corners(side)
-    corners, weights = box[:, [0, 2]], corner_weights(box)
-    anchor = footprint(w, side)
+    anchor = {s: footprint(w, s) for s in sides}
     tol = float(SOLVER["plantTolerance"])
-    tiptoe = tiptoe_share(semantic_ankle)
 
     def hold() -> bool:
-        # the ankle back where it was, then on by the held point's own slip and its sole's height
-        # (a foot on its ball keeps its authored pitch against the shin, so a leaning shin moves
-        # and lifts the ball); whether the foot is held and flat
-        target, miss = ankle.copy(), None
-        for _ in range(SOLVER["shiftHoldRounds"]):
-            two_bone(pose, f"hip_{side}", f"knee_{side}", f"ankle_{side}", tuple(target))
-            swivel(pose, side, heading, 1.0)
-            miss = level_foot(pose, side, semantic_ankle)
-            w = pose.world()
-            e = hold_error(w, side, anchor)
-            if tiptoe > 0.0:   # on its ball by intent (level_foot keeps the authored pitch): its sole down
-                e[1] = -tiptoe * max(0.0, float(w.sole_corners(side)[:, 1].min()))
-            target += e
-        return miss is None and math.hypot(e[0], e[2]) <= tol
+        # each ankle back where it was, then on by the held point's own slip and its sole's
+        # height (a foot on its ball keeps its authored pitch against the shin, so a leaning shin
+        # moves and lifts the ball); whether every foot is held and flat
+        ok = True
+        for s in sides:
+            target, miss = ankle[s].copy(), None
+            for _ in range(SOLVER["shiftHoldRounds"]):
+                two_bone(pose, f"hip_{s}", f"knee_{s}", f"ankle_{s}", tuple(target))
+                swivel(pose, s, heading[s], 1.0)
+                miss = level_foot(pose, s, semantic_ankle[s])
+                w = pose.world()
+                e = hold_error(w, s, anchor[s])
+                if tiptoe[s] > 0.0:   # on its ball by intent (level_foot keeps the authored pitch): its sole down
+                    e[1] = -tiptoe[s] * max(0.0, float(w.sole_corners(s)[:, 1].min()))
+                target += e
+                if max(abs(float(e[0])), abs(float(e[1])), abs(float(e[2]))) <= SOLVER["shiftHoldDone"]:
+                    break   # held: the further rounds would move it by less
+            ok = ok and miss is None and math.hypot(e[0], e[2]) <= tol
+        return ok
 
-    # the body leans over the foot about the ankle (the ankle strategy): the root goes `share`
-    # of the way along the horizontal move found, at the height that keeps the stance hip's
-    # distance from the ankle, so the pelvis comes down a little as it goes over (8 mm for 12 cm
-    # over a straight leg) and the leg reaches the floor as it did. The height is set from the
-    # share, not scaled with it: near a straight knee a scaled height would bend the knee by the
-    # square root of the share, a kink where the shift begins
-    hip0 = np.array(joint_xyz(w, f"hip_{side}")) - ankle
-    reach2 = float(hip0 @ hip0)
+    # the body leans over the feet about the ankles (the ankle strategy): the root goes `share`
+    # of the way along the horizontal move found, at the height that keeps each stance hip's
+    # distance from its ankle (the lower of them), so the pelvis comes down a little as it goes
+    # over (8 mm for 12 cm over a straight leg) and the legs reach the floor as they did. The
+    # height is set from the share, not scaled with it: near a straight knee a scaled height
+    # would bend the knee by the square root of the share, a kink where the shift begins
+    reach2 = {s: float(hip0[s] @ hip0[s]) for s in sides}
     moved, at = np.zeros(3), np.zeros(3)
+    saved = {f"{j}_{s}": tuple(pose.euler[f"{j}_{s}"]) for s in sides for j in ("hip", "knee", "ankle")}
 
     def place(share: float) -> bool:
         x, z = share * moved[0], share * moved[2]
-        y = math.sqrt(max(reach2 - (hip0[0] + x) ** 2 - (hip0[2] + z) ** 2, 0.0)) - hip0[1]
+        y = min(math.sqrt(max(reach2[s] - (hip0[s][0] + x) ** 2 - (hip0[s][2] + z) ** 2, 0.0)) - hip0[s][1]
+                for s in sides)
         pose.move((x - at[0], y - at[1], z - at[2]))
         at[:] = (x, y, z)
         return hold()
@@ -180,14 +262,20 @@ def shift_weight(pose: Pose, side: str, semantic_ankle: float) -> None:
     ok = True
     for _round in range(SOLVER["shiftRounds"]):
         c = centre_of_mass(pose.world())[[0, 2]]
-        gap = over_base(corners, weights, c) - c
+        gap = over_base(feet, c) - c
         if math.hypot(*gap) <= SOLVER["shiftDone"]:
             break
-        moved += np.array((gap[0], 0.0, gap[1])) / SOLVER["shiftComShare"]
+        step = moved + np.array((gap[0], 0.0, gap[1])) / SOLVER["shiftComShare"]
+        # no further than the ankles' range keeps the soles flat (a foot on its ball by intent
+        # keeps its pitch: not limited)
+        step *= min([1.0] + [pitch_share(hip0[s], step, heading[s], *pitch[s]) for s in pitch])
+        if math.hypot(step[0] - moved[0], step[2] - moved[2]) <= SOLVER["shiftDone"]:
+            break
+        moved[:] = step
         ok = place(1.0)
     if not moved.any():
         return
-    # the largest share of the shift the leg holds (bisected), then the lift's share of that
+    # the largest share of the shift the legs hold (bisected), then the lift's share of that
     share, held = 1.0, 1.0
     if not ok:
         lo, hi = 0.0, 1.0
@@ -195,15 +283,17 @@ def shift_weight(pose: Pose, side: str, semantic_ankle: float) -> None:
             share = 0.5 * (lo + hi)
             lo, hi = (share, hi) if place(share) else (lo, share)
         held = lo
-    # and no more than leans the stance leg `shiftLeanLimit` across its foot (measure.py
-    # sideways_lean): the rig's ankle is a hinge, so the sole rolls by the lean
-    held = min(held, lean_share(hip0, moved, heading))
-    if lifted * held != share:
+    held = min([held] + [lean_share(hip0[s], moved, heading[s]) for s in sides])
+    if lifted * held <= 0.0:   # no shift at all: the legs and the root exactly as they were
+        for bone, e in saved.items():
+            pose.set_euler(bone, e)
+        pose.move(tuple(-at))
+    elif lifted * held != share:
         place(lifted * held)
 
 
 def run(st) -> None:
     """The weight-shift pass of one phase end (``st``: :class:`~.plan.PhaseState`)."""
-    sides = stance_side(st)
-    if sides is not None:
-        shift_weight(st.pose, sides[0], st.sem_ankle[sides[0]])
+    sides = stance_sides(st)
+    if sides:
+        shift_weight(st.pose, sides, st.sem_ankle)

@@ -141,14 +141,21 @@ def tiptoe_share(authored_x: float) -> float:
     return x * x * (3.0 - 2.0 * x)
 
 
+def flat_ankle(w: World, side: str) -> float:
+    """The ankle x (degrees) that puts the sole flat (its forward axis horizontal) under the shin
+    as it is: atan2(R[1][2], R[1][1]) of the knee's world rotation R. Same in
+    runtime/solvers/measure.js ``flatAnkle``."""
+    Rk = w.rot[f"knee_{side}"]
+    return math.degrees(math.atan2(Rk[1, 2], Rk[1, 1]))
+
+
 def level_angles(w: World, side: str, authored_x: float) -> tuple[float, float, float, float] | None:
     """:func:`level_foot`'s ankle x (degrees) with the angle that levels the sole, the box-clamped
     one and the authored pitch's share (0–1), or None when the authored pitch is kept."""
     keep = tiptoe_share(authored_x)
     if keep >= 1.0:
         return None
-    Rk = w.rot[f"knee_{side}"]
-    needed = math.degrees(math.atan2(Rk[1, 2], Rk[1, 1]))
+    needed = flat_ankle(w, side)
     lo, hi = rom_box(f"ankle_{side}")["x"]
     used = min(max(needed, lo), hi)
     return (1.0 - keep) * used + keep * authored_x, needed, used, keep

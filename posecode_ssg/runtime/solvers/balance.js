@@ -10,30 +10,43 @@
 import { rotateVec } from "../quat.js";
 import { holdWeight } from "./groundlock.js";
 import { levelFoot, swivel, tiptoeShare, twoBone } from "./limb.js";
-import { footprint, holdError } from "./measure.js";
+import { flatAnkle, footprint, holdError } from "./measure.js";
 
 
-const _c = new Float64Array(3), _v = new Float64Array(3), _q = new Float64Array(2), _ring = new Float64Array(8);
-const BOTTOM = [0, 1, 4, 5], _y = new Float64Array(4);
-const _print = new Float64Array(4), _target = new Float64Array(3);
-const _ankle = new Float64Array(3), _moved = new Float64Array(3), _at = new Float64Array(3);
+const _c = new Float64Array(3), _v = new Float64Array(3), _q = new Float64Array(2), _ring = new Float64Array(16);
+const BOTTOM = [0, 1, 4, 5], _y = new Float64Array(8), _target = new Float64Array(3);
+const _moved = new Float64Array(3), _at = new Float64Array(3), _saved = new Float64Array(24);
 
 /**
- * Where the centre of mass (cx, cz) goes to stand over a stance sole, into `out`: the nearest
- * point of its base, itself when inside — the sole's rectangle (`pts`: its 4 bottom corners x, z
- * in soleCorners' order heel −x, toe −x, heel +x, toe +x) in the foot's own axes, each edge moved
- * in by 1 − the larger weight `w` of its two corners, then `m` m out (solve/balance.py `over_base`).
+ * Where the centre of mass (cx, cz) goes to stand over `n` stance soles, into `out`: the nearest
+ * point of their base, itself when inside (solve/balance.py `over_base`, `foot_rect`). `pts`:
+ * each sole's 4 bottom corners x, z in soleCorners' order (heel −x, toe −x, heel +x, toe +x), 8
+ * numbers a sole; `w`: their weights, 4 a sole; `m`: the margin (m) each edge lies outside.
  */
-export function overBase(pts, w, m, cx, cz, out) {
-  const ox = pts[0], oz = pts[1];
-  let ux = 0.5 * (pts[2] + pts[6] - pts[0] - pts[4]), uz = 0.5 * (pts[3] + pts[7] - pts[1] - pts[5]);
-  let vx = 0.5 * (pts[4] + pts[6] - pts[0] - pts[2]), vz = 0.5 * (pts[5] + pts[7] - pts[1] - pts[3]);
-  const length = Math.hypot(ux, uz), width = Math.hypot(vx, vz);
-  ux /= Math.max(length, 1e-12); uz /= Math.max(length, 1e-12); vx /= Math.max(width, 1e-12); vz /= Math.max(width, 1e-12);
-  const back = Math.max(w[0], w[2]), front = Math.max(w[1], w[3]), minus = Math.max(w[0], w[1]), plus = Math.max(w[2], w[3]);
-  const a = Math.min(Math.max((cx - ox) * ux + (cz - oz) * uz, (1 - back) * length - m), length - (1 - front) * length + m);
-  const b = Math.min(Math.max((cx - ox) * vx + (cz - oz) * vz, (1 - minus) * width - m), width - (1 - plus) * width + m);
-  out[0] = ox + a * ux + b * vx; out[1] = oz + a * uz + b * vz;
+export function overBase(pts, w, n, m, cx, cz, out) {
+  let ux = 0, uz = 0;
+  for (let k = 0; k < n; k++) {
+    const p = 8 * k, hx = 0.5 * (pts[p + 2] + pts[p + 6] - pts[p] - pts[p + 4]), hz = 0.5 * (pts[p + 3] + pts[p + 7] - pts[p + 1] - pts[p + 5]);
+    const l = Math.max(Math.hypot(hx, hz), 1e-12);
+    ux += hx / l; uz += hz / l;
+  }
+  const ul = Math.max(Math.hypot(ux, uz), 1e-12);
+  ux /= ul; uz /= ul;
+  const vx = uz, vz = -ux;
+  let a0 = Infinity, a1 = -Infinity, b0 = Infinity, b1 = -Infinity;
+  for (let k = 0; k < n; k++) {
+    const p = 8 * k, q = 4 * k, ox = pts[p], oz = pts[p + 1];
+    const fx = 0.5 * (pts[p + 2] + pts[p + 6] - pts[p] - pts[p + 4]), fz = 0.5 * (pts[p + 3] + pts[p + 7] - pts[p + 1] - pts[p + 5]);
+    const sx = 0.5 * (pts[p + 4] + pts[p + 6] - pts[p] - pts[p + 2]), sz = 0.5 * (pts[p + 5] + pts[p + 7] - pts[p + 1] - pts[p + 3]);
+    const back = Math.max(w[q], w[q + 2]), front = Math.max(w[q + 1], w[q + 3]), minus = Math.max(w[q], w[q + 1]), plus = Math.max(w[q + 2], w[q + 3]);
+    for (let i = 0; i < 4; i++) {
+      const fa = i & 2 ? front : 1 - back, fb = i & 1 ? plus : 1 - minus;
+      const x = ox + fa * fx + fb * sx, z = oz + fa * fz + fb * sz, pu = x * ux + z * uz, pv = x * vx + z * vz;
+      if (pu < a0) a0 = pu; if (pu > a1) a1 = pu; if (pv < b0) b0 = pv; if (pv > b1) b1 = pv;
+    }
+  }
+  const a = Math.min(Math.max(cx * ux + cz * uz, a0 - m), a1 + m), b = Math.min(Math.max(cx * vx + cz * vz, b0 - m), b1 + m);
+  out[0] = a * ux + b * vx; out[1] = a * uz + b * vz;
   return out;
 }
 
@@ -54,80 +67,126 @@ function probed(T, stride, j, u) {
 
 /**
  * The stance state of plan record `w` on the pose as it is: the lift share of the rest of the body
- * (returned: all but the stance leg — the free foot, a knee leaving the floor — 0 while its lowest
- * point is down, 1 a band up: solve/balance.py `shift_weight`), the stance sole's base corners
- * (x, z) into `_ring` and their weights into `corner` (balance.py `corner_weights`: the bottom corners of
- * its box, skeleton.js soleCorners with the y bit clear, each weighted by its height over the
- * lowest by the same band).
+ * (returned: all but the stance legs — the free foot, a knee or a hand leaving the floor — 0 while
+ * its lowest point is down, 1 a band up: solve/balance.py `shift_weight`), each stance sole's base
+ * corners (x, z) into `_ring` (8 a leg) and their weights into `corner` (4 a leg; balance.py
+ * `corner_weights`: the bottom corners of its box, skeleton.js soleCorners with the y bit clear,
+ * each weighted by its height over the lowest by the same band).
  */
 export function measureStance(ctx, w, corner) {
-  const sk = ctx.skeleton, P = sk.worldP, solver = ctx.rig.solver, lb = sk.lowestByBone, q = sk.worldQ, a = w.ankle * 3;
+  const sk = ctx.skeleton, P = sk.worldP, solver = ctx.rig.solver, lb = sk.lowestByBone, q = sk.worldQ, band = solver.shiftHeightBand;
   sk.measureLowest();
   let rest = Infinity;
   for (let b = 0; b < lb.length; b++) if (!w.leg[b] && lb[b] < rest) rest = lb[b];
-  let low = Infinity;
-  for (let j = 0; j < 4; j++) {
-    rotateVec(_v, 0, q, w.ankle * 4, sk.soleCorners, BOTTOM[j] * 3);
-    _ring[2 * j] = P[a] + _v[0]; _ring[2 * j + 1] = P[a + 2] + _v[2]; corner[j] = _v[1];
-    if (_v[1] < low) low = _v[1];
-  }
-  const band = solver.shiftHeightBand;
-  for (let j = 0; j < 4; j++) corner[j] = holdWeight(corner[j] - low, solver.plantedHeight, band[0], band[1]);
+  w.legs.forEach((l, k) => {
+    const a = l.ankle * 3;
+    let low = Infinity;
+    for (let j = 0; j < 4; j++) {
+      rotateVec(_v, 0, q, l.ankle * 4, sk.soleCorners, BOTTOM[j] * 3);
+      _ring[8 * k + 2 * j] = P[a] + _v[0]; _ring[8 * k + 2 * j + 1] = P[a + 2] + _v[2]; corner[4 * k + j] = _v[1];
+      if (_v[1] < low) low = _v[1];
+    }
+    for (let j = 0; j < 4; j++) corner[4 * k + j] = holdWeight(corner[4 * k + j] - low, solver.plantedHeight, band[0], band[1]);
+  });
   return 1 - holdWeight(rest, solver.plantedHeight, band[0], band[1]);
+}
+
+/**
+ * The largest share (0–1) of the root move (mx, mz) stance leg `l` keeps its sole flat for
+ * (`l.h0`: hip less ankle; `l.hx`, `l.hz`: heading; `l.needed`: the levelling ankle x, degrees;
+ * `box`: plan.ankleBox): solve/balance.py `pitch_share`.
+ */
+function pitchShare(l, mx, mz, box) {
+  const hn = Math.max(Math.hypot(l.hx, l.hz), 1e-12), hx = l.hx / hn, hz = l.hz / hn, H = l.h0;
+  const f0 = H[0] * hx + H[2] * hz, d = mx * hx + mz * hz;
+  if (Math.abs(d) < 1e-12) return 1;
+  const side = hz * H[0] - hx * H[2];
+  const reach = Math.sqrt(Math.max(H[0] * H[0] + H[1] * H[1] + H[2] * H[2] - side * side, 1e-12));
+  const lean = Math.atan2(f0, H[1]);
+  const room = d > 0 ? (l.needed - box[2 * l.side]) * Math.PI / 180 : -(box[2 * l.side + 1] - l.needed) * Math.PI / 180;
+  const limit = reach * Math.sin(Math.min(Math.max(lean + room, -Math.PI / 2), Math.PI / 2)) - f0;
+  if ((d > 0 && limit >= d) || (d < 0 && limit <= d)) return 1;
+  return Math.min(1, Math.max(0, limit / d));
 }
 
 export const weightShift = {
   run(ctx) {
     const w = ctx.plan.shift;
-    if (!w || w.probing) return;   // figuremodel.js `_shiftAhead` measures the unshifted pose
+    if (!w) return;
+    // figuremodel.js `_shiftAhead` probes the pose unshifted: over both feet here, as the numpy
+    // twin measures it at its pass (before the reaches: hands reaching for the toes are not yet
+    // down); over one foot as shown, after every pass (a swinging foot's toe the swing clearance
+    // lifts leaves the floor when the figure shows it)
+    if (w.probing) { if (w.legs.length === 2) w.probe = measureStance(ctx, w, w.corner); return; }
     const sk = ctx.skeleton, P = sk.worldP, L = sk.landmarkP, solver = ctx.rig.solver, lb = sk.lowestByBone;
+    const legs = w.legs, n = legs.length, q = sk.worldQ, tol = solver.plantTolerance;
     measureStance(ctx, w, _y);
+    // both feet: their lowest points here, where the numpy twin decides whether the angles lift
+    // one (plan.js `liftedStance`, read after the end keyframe's solve)
+    if (n === 2) { w.low[0] = lb[legs[0].ankle]; w.low[1] = lb[legs[1].ankle]; }
     // between the phase ends, the plan's look-ahead and look-behind (figuremodel.js
     // `_shiftAhead`): the weight goes over before the rest of the body lifts and comes back after
     // it is down, and a base corner (a heel coming down) counts only after it has; at the phase
     // ends its probes are the pose's own measures (the numpy twin's)
     const u = ctx.startSolve ? 0 : ctx.u;   // a segment's first instant (figuremodel.js `_solve` start)
     const lifted = probed(w.ahead, 1, 0, u);
-    if (!(lifted > 0) || lb[w.ankle] > solver.plantedHeight) return;
-    const a = w.ankle * 3, h = w.heel * 3, t = w.toe * 3, q = sk.worldQ, tol = solver.plantTolerance;
-    for (let i = 0; i < 3; i++) _ankle[i] = P[a + i];
-    const hx = L[t] - L[h], hz = L[t + 2] - L[h + 2];
+    if (!(lifted > 0) || legs.some((l) => lb[l.ankle] > solver.plantedHeight)) return;
+    for (const l of legs) {
+      const a = l.ankle * 3, h = l.heel * 3, t = l.toe * 3;
+      for (let i = 0; i < 3; i++) l.at[i] = P[a + i];
+      l.hx = L[t] - L[h]; l.hz = L[t + 2] - L[h + 2];
+      footprint(L, l.sole, l.toe, l.heel, tol, l.print);
+      l.tiptoe = tiptoeShare(solver, l.auth);
+      l.needed = flatAnkle(ctx, l.side);
+      const hp = l.hip * 3;
+      l.h0[0] = P[hp] - l.at[0]; l.h0[1] = P[hp + 1] - l.at[1]; l.h0[2] = P[hp + 2] - l.at[2];
+    }
     // the base's corner weights: a heel counts only once it is down (balance.py `over_base`)
-    for (let j = 0; j < 4; j++) _y[j] = probed(w.cornerE, 4, j, u);
-    footprint(L, w.sole, w.toe, w.heel, tol, _print);
-    // the ankle back where it was, then on by the held point's own slip and its sole's height (a
+    for (let j = 0; j < 4 * n; j++) _y[j] = probed(w.cornerE, 4 * n, j, u);
+    // each ankle back where it was, then on by the held point's own slip and its sole's height (a
     // foot on its ball keeps its authored pitch against the shin, so a leaning shin moves and lifts
-    // the ball); whether the foot is held and flat
-    const tiptoe = tiptoeShare(solver, w.auth);
+    // the ball); whether every foot is held and flat
     const hold = () => {
-      _target.set(_ankle);
-      let miss = 0, e = null;
-      for (let i = 0; i < solver.shiftHoldRounds; i++) {
-        twoBone(ctx, w.chain, _target);
-        swivel(ctx, w.chain, L[t] - L[h], L[t + 2] - L[h + 2], hx, hz, 1);
-        miss = levelFoot(ctx, w.side, w.auth);
-        e = holdError(ctx, _print, 0, w.lm);
-        _target[0] += e[0]; _target[2] += e[1];
-        if (tiptoe > 0) {   // on its ball by intent (limb.js levelFoot keeps the authored pitch): its sole down
-          let y = Infinity;
-          for (let j = 0; j < 4; j++) {
-            rotateVec(_v, 0, q, w.ankle * 4, sk.soleCorners, BOTTOM[j] * 3);
-            y = Math.min(y, P[a + 1] + _v[1]);
+      let ok = true;
+      for (const l of legs) {
+        const a = l.ankle * 3, h = l.heel * 3, t = l.toe * 3;
+        _target.set(l.at);
+        let miss = 0, e = null;
+        for (let i = 0; i < solver.shiftHoldRounds; i++) {
+          twoBone(ctx, l.chain, _target);
+          swivel(ctx, l.chain, L[t] - L[h], L[t + 2] - L[h + 2], l.hx, l.hz, 1);
+          miss = levelFoot(ctx, l.side, l.auth);
+          e = holdError(ctx, l.print, 0, l.lm);
+          _target[0] += e[0]; _target[2] += e[1];
+          let ey = 0;
+          if (l.tiptoe > 0) {   // on its ball by intent (limb.js levelFoot keeps the authored pitch): its sole down
+            let y = Infinity;
+            for (let j = 0; j < 4; j++) {
+              rotateVec(_v, 0, q, l.ankle * 4, sk.soleCorners, BOTTOM[j] * 3);
+              y = Math.min(y, P[a + 1] + _v[1]);
+            }
+            ey = l.tiptoe * Math.max(0, y);
+            _target[1] -= ey;
           }
-          _target[1] -= tiptoe * Math.max(0, y);
+          // held: the further rounds would move it by less (balance.py `shift_weight`)
+          if (Math.max(Math.abs(e[0]), Math.abs(e[1]), ey) <= solver.shiftHoldDone) break;
         }
+        ok = ok && !(Math.abs(miss) > solver.levelMissDeg) && Math.hypot(e[0], e[1]) <= tol;
       }
-      return !(Math.abs(miss) > solver.levelMissDeg) && Math.hypot(e[0], e[1]) <= tol;
+      return ok;
     };
-    // the body leans over the foot about the ankle (balance.py `shift_weight`): the root goes
-    // `share` of the way along the horizontal move found, its height keeping the stance hip's
-    // distance from the ankle
-    const hp = w.hip * 3, hx0 = P[hp] - _ankle[0], hy0 = P[hp + 1], hz0 = P[hp + 2] - _ankle[2];
-    const reach2 = hx0 * hx0 + (hy0 - _ankle[1]) ** 2 + hz0 * hz0;
+    // the body leans over the feet about the ankles (balance.py `shift_weight`): the root goes
+    // `share` of the way along the horizontal move found, its height keeping each stance hip's
+    // distance from its ankle (the lower of them)
     _moved.fill(0);
+    for (let i = 0; i < n; i++) for (let j = 0; j < 3; j++) _saved.set(ctx.localQ.subarray(4 * legs[i].joints[j], 4 * legs[i].joints[j] + 4), 12 * i + 4 * j);
     const place = (share) => {
       const x = share * _moved[0], z = share * _moved[2];
-      const y = _ankle[1] + Math.sqrt(Math.max(reach2 - (hx0 + x) ** 2 - (hz0 + z) ** 2, 0)) - hy0;
+      let y = Infinity;
+      for (const l of legs) {
+        const r2 = l.h0[0] ** 2 + l.h0[1] ** 2 + l.h0[2] ** 2;
+        y = Math.min(y, Math.sqrt(Math.max(r2 - (l.h0[0] + x) ** 2 - (l.h0[2] + z) ** 2, 0)) - l.h0[1]);
+      }
       sk.translate(x - _at[0], y - _at[1], z - _at[2]);
       _at[0] = x; _at[1] = y; _at[2] = z;
       return hold();
@@ -136,14 +195,20 @@ export const weightShift = {
     let ok = true;
     for (let r = 0; r < solver.shiftRounds; r++) {
       sk.centreOfMass(_c);
-      overBase(_ring, _y, solver.shiftMargin, _c[0], _c[2], _q);
+      overBase(_ring, _y, n, solver.shiftMargin, _c[0], _c[2], _q);
       const dx = (_q[0] - _c[0]) / solver.shiftComShare, dz = (_q[1] - _c[2]) / solver.shiftComShare;
       if (Math.hypot(dx, dz) * solver.shiftComShare <= solver.shiftDone) break;
-      _moved[0] += dx; _moved[2] += dz;
+      // no further than the ankles' range keeps the soles flat (balance.py `pitch_share`; a foot
+      // on its ball by intent keeps its pitch: not limited)
+      let sx = _moved[0] + dx, sz = _moved[2] + dz, cap = 1;
+      for (const l of legs) if (!(l.tiptoe > 0)) cap = Math.min(cap, pitchShare(l, sx, sz, ctx.plan.ankleBox));
+      sx *= cap; sz *= cap;
+      if (Math.hypot(sx - _moved[0], sz - _moved[2]) <= solver.shiftDone) break;
+      _moved[0] = sx; _moved[2] = sz;
       ok = place(1);
     }
     if (!_moved[0] && !_moved[2]) return;
-    // the largest share of the shift the leg holds (bisected), then the lift's share of that
+    // the largest share of the shift the legs hold (bisected), then the lift's share of that
     let share = 1, kept = 1;
     if (!ok) {
       let lo = 0, hi = 1;
@@ -153,13 +218,19 @@ export const weightShift = {
       }
       kept = lo;
     }
-    // and no more than leans the stance leg `shiftLeanLimit` across its foot (balance.py `lean_share`)
-    let nx = hz, nz = -hx;
-    const nn = Math.max(Math.hypot(nx, nz), 1e-12);
-    nx /= nn; nz /= nn;
-    const a0 = hx0 * nx + hz0 * nz, da = _moved[0] * nx + _moved[2] * nz;
-    const cap = Math.max(Math.tan(solver.shiftLeanLimit * Math.PI / 180) * (hy0 - _ankle[1]), Math.abs(a0));
-    if (Math.abs(da) > 1e-12 && Math.abs(a0 + da) > cap) kept = Math.min(kept, Math.min(1, Math.max(0, (Math.sign(da) * cap - a0) / da)));
-    if (lifted * kept !== share) place(lifted * kept);
+    // and no more than leans a stance leg `shiftLeanLimit` across its foot (balance.py `lean_share`)
+    for (const l of legs) {
+      let nx = l.hz, nz = -l.hx;
+      const nn = Math.max(Math.hypot(nx, nz), 1e-12);
+      nx /= nn; nz /= nn;
+      const a0 = l.h0[0] * nx + l.h0[2] * nz, da = _moved[0] * nx + _moved[2] * nz;
+      const cap = Math.max(Math.tan(solver.shiftLeanLimit * Math.PI / 180) * l.h0[1], Math.abs(a0));
+      if (Math.abs(da) > 1e-12 && Math.abs(a0 + da) > cap) kept = Math.min(kept, Math.min(1, Math.max(0, (Math.sign(da) * cap - a0) / da)));
+    }
+    if (lifted * kept <= 0) {   // no shift at all: the legs and the root exactly as they were
+      for (let i = 0; i < n; i++) for (let j = 0; j < 3; j++) ctx.localQ.set(_saved.subarray(12 * i + 4 * j, 12 * i + 4 * j + 4), 4 * legs[i].joints[j]);
+      sk.translate(-_at[0], -_at[1], -_at[2]);
+      sk.forward(ctx.localQ);
+    } else if (lifted * kept !== share) place(lifted * kept);
   },
 };

@@ -91,29 +91,41 @@ export const SHIFT_PROBES = 32;
  * began (the support both feet, nothing else), when the authored angles lift one of them off the
  * floor (a standing hamstring curl with `ground-lock: feet`): the lower foot, when the other's
  * lowest point is more than `solver.shiftHeightBand[0]` × `plantedHeight` up and it is down; else
- * null (solve/balance.py `lifted_stance`). `sk`: posed at the segment's end keyframe.
+ * null (solve/balance.py `lifted_stance`). `sk`: posed at the segment's end keyframe; `low`:
+ * the feet's lowest points (left, right) at its weight-shift pass, where the numpy twin measures
+ * them (a plan over both feet records them: balance.js), else measured on `sk`.
  */
-export function liftedStance(rig, sk, phase, plan) {
+export function liftedStance(rig, sk, phase, plan, low = null) {
   const support = phase.support || [], gl = phase.gl || [];
   if (phase.gait === true || support.length !== 2 || !SIDES.every((s) => support.includes(`foot_${s}`) && gl.includes(`foot_${s}`))) return null;
   if (plan.lockHeld.length !== 2 || !plan.lockHeld.every((h) => h)) return null;
-  sk.measureLowest();
-  const low = SIDES.map((s) => sk.lowestByBone[sk.index.get(`ankle_${s}`)]), h = rig.solver.plantedHeight;
+  if (!low) {
+    sk.measureLowest();
+    low = SIDES.map((s) => sk.lowestByBone[sk.index.get(`ankle_${s}`)]);
+  }
+  const h = rig.solver.plantedHeight;
   const down = low[0] <= low[1] ? 0 : 1, up = 1 - down;
   return low[up] > rig.solver.shiftHeightBand[0] * h && low[down] <= h ? SIDES[down] : null;
 }
 
-/** The weight-shift record of stance side `s` (balance.js). */
-export function shiftPlan(rig, sk, s) {
-  const f = s === "left" ? "right" : "left", lm = (n) => sk.landmarkIndex.get(`${n}_${s}`);
-  return { side: s === "left" ? 0 : 1, ankle: sk.index.get(`ankle_${s}`), hip: sk.index.get(`hip_${s}`),
-    heel: lm("heel"), toe: lm("toe"), sole: lm("sole"), lm: Int16Array.from(["sole", "toe", "heel"].map(lm)), auth: 0,
+/** The weight-shift record of stance sides `sides` ("left" / "right"; one or both: balance.js). */
+export function shiftPlan(rig, sk, sides) {
+  const legs = sides.map((s) => {
+    const lm = (n) => sk.landmarkIndex.get(`${n}_${s}`);
+    return { side: s === "left" ? 0 : 1, foot: `foot_${s}`, ankle: sk.index.get(`ankle_${s}`), hip: sk.index.get(`hip_${s}`),
+      heel: lm("heel"), toe: lm("toe"), sole: lm("sole"), lm: Int16Array.from(["sole", "toe", "heel"].map(lm)), auth: 0,
+      chain: makeChain(rig, sk, [`hip_${s}`, `knee_${s}`], `ankle_${s}`),
+      joints: Int16Array.from(["hip", "knee", "ankle"], (j) => sk.index.get(`${j}_${s}`)),
+      // per frame (balance.js): the ankle where it was, the hip from it, heading, footprint, tiptoe share
+      at: new Float64Array(3), h0: new Float64Array(3), hx: 0, hz: 0, print: new Float64Array(4), tiptoe: 0, needed: 0 };
+  });
+  const n = legs.length, joints = new Set(sides.flatMap((s) => ["hip", "knee", "ankle"].map((j) => sk.index.get(`${j}_${s}`))));
+  return { legs,
     // the look-ahead share of the weight over u (figuremodel.js `_shiftAhead`), the probe's state
-    ahead: new Float64Array(SHIFT_PROBES + 1), cornerE: new Float64Array(4 * (SHIFT_PROBES + 1)), probing: false,
-    corner: new Float64Array(4),
-    chain: makeChain(rig, sk, [`hip_${s}`, `knee_${s}`], `ankle_${s}`),
-    // the stance leg's bones (the rest of the body's lowest point leaves them out)
-    leg: Uint8Array.from({ length: sk.boneCount }, (_, b) => (["hip", "knee", "ankle"].some((j) => sk.index.get(`${j}_${s}`) === b) ? 1 : 0)) };
+    ahead: new Float64Array(SHIFT_PROBES + 1), cornerE: new Float64Array(4 * n * (SHIFT_PROBES + 1)), probing: false, probe: 0,
+    corner: new Float64Array(4 * n), low: new Float64Array(2),
+    // the stance legs' bones (the rest of the body's lowest point leaves them out)
+    leg: Uint8Array.from({ length: sk.boneCount }, (_, b) => (joints.has(b) ? 1 : 0)) };
 }
 
 /**
@@ -235,16 +247,20 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
   // gait exception (KR §8, motion JSON `gait`, decided by the compiler): a gait's phase whose pins
   // are all floor foot pins keeps its travelled root; the stance legs reach the plants, and a free
   // foot pushed through the floor is lifted by its own leg
-  // weight shift (balance.js, solve/balance.py `stance_side`): one foot alone bears the body — the
+  // weight shift (balance.js, solve/balance.py `stance_sides`): one foot alone bears the body — the
   // compiler's support less a foot reaching for the floor or locked while arriving from the air
-  // (motion/support.py `stance_foot`) — locked and held since the phase began or pinned to the floor
+  // (motion/support.py `stance_foot`) — locked and held since the phase began or pinned to the
+  // floor; or both feet so, and nothing else in the support
   const free = new Set((phase.reach || []).filter(([e, a]) => a === "floor" && e.startsWith("foot_")).map(([e]) => e));
   feet.forEach((s, k) => { if (!plan.lockHeld[k]) free.add(`foot_${s}`); });
   const bearing = (phase.support || []).filter((e) => !free.has(e));
-  const one = bearing.length === 1 && bearing[0].startsWith("foot_") ? bearing[0].slice(5) : null;
+  const heldSide = (s) => (phase.pin || []).some(([e, a]) => e === `foot_${s}` && a === "floor") || feet.includes(s);
   // (not in a gait: its root keeps its travelled place, KR §8)
-  if (one && phase.gait !== true && ((phase.pin || []).some(([e, a]) => e === `foot_${one}` && a === "floor") || feet.includes(one))) {
-    plan.shift = shiftPlan(rig, sk, one);
+  if (phase.gait !== true) {
+    const one = bearing.length === 1 && bearing[0].startsWith("foot_") ? bearing[0].slice(5) : null;
+    const both = !free.size && (phase.support || []).length === 2 && SIDES.every((s) => bearing.includes(`foot_${s}`));
+    if (one && heldSide(one)) plan.shift = shiftPlan(rig, sk, [one]);
+    else if (both && SIDES.every(heldSide)) plan.shift = shiftPlan(rig, sk, SIDES);
   }
   plan.stance = phase.gait === true && plan.pins.length > 0 && plan.pins.every((q) => q.chain);
   // swing clearance (swingclearance.js `clearFreeLimbs`): while resting on a locked or floor-pinned contact,

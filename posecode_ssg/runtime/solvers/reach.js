@@ -81,10 +81,10 @@ function segmentReaches(ctx) {
   const same = (a, b) => a.effector === b.effector && a.anchor === b.anchor;
   const out = [];
   for (const c of cur) out.push(record(ctx, c, prev.some((p) => same(p, c)) ? 0 : 1));
-  // an ending reach of the foot the weight shift stands on (balance.js) is not faded out: the
+  // an ending reach of a foot the weight shift stands on (balance.js) is not faded out: the
   // stance foot is held by this segment's lock or pin, its leg re-solved under the shifted body
-  const w = ctx.plan && ctx.plan.shift, stance = w ? (w.side ? "foot_right" : "foot_left") : null;
-  for (const c of prev) if (!cur.some((p) => same(p, c)) && c.effector !== stance) out.push(record(ctx, c, 2));
+  const w = ctx.plan && ctx.plan.shift;
+  for (const c of prev) if (!cur.some((p) => same(p, c)) && !(w && w.legs.some((l) => l.foot === c.effector))) out.push(record(ctx, c, 2));
   st[s] = out.filter(Boolean);
   return st[s];
 }
