@@ -70,8 +70,6 @@ SUPPORT_PENDING: dict[str, str] = {
     'mobility/cat-cow.md': KNEEL,
     'mountain-climber.posecode': TRANSFER,
     'props/box-step-up.md': TRANSFER,
-    'props/dip-bar-tuck-hold.md': TRANSFER,
-    'props/parallel-bar-dip.md': TRANSFER,
     'props/wall-sit.md': TWO_FOOT,
     'rehab/prone-on-elbows.md': LYING,
     'seated-forward-fold.posecode': LYING,
