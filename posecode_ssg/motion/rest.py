@@ -46,15 +46,22 @@ def centre_of_mass(w: World) -> np.ndarray:
     segments of :data:`posecode_ssg.motion.rig.SEGMENT_MASSES` (Winter 2009, Table 4.1: each
     segment's share of body mass and its centre's place from the proximal end). Points named by a
     pair (``hip_left+hip_right``) are the midpoint of the two. Summed as one weight per named
-    point (:data:`_COM_WEIGHTS`), the same sum regrouped."""
-    x = y = z = 0.0
-    pos, marks = w.pos, w.landmarks
-    for name, k in _COM_WEIGHTS:
-        p = pos[name] if name in pos else marks[name]
-        x += k * float(p[0])
-        y += k * float(p[1])
-        z += k * float(p[2])
-    return np.array((x, y, z))
+    point (:data:`_COM_WEIGHTS`), the same sum regrouped. Kept relative to the root in the
+    world's ``rigid_memo`` (the weights sum to 1, so a translation of the root moves the centre of
+    mass by as much): the weight shift, the sit-back and the balance check ask it of the same
+    world, or of one only translated, again."""
+    r = w.root_pos
+    rel = w.rigid_memo.get("com")
+    if rel is None:
+        x = y = z = 0.0
+        pos, marks = w.pos, w.landmarks
+        for name, k in _COM_WEIGHTS:
+            p = pos[name] if name in pos else marks[name]
+            x += k * float(p[0])
+            y += k * float(p[1])
+            z += k * float(p[2])
+        rel = w.rigid_memo["com"] = (x - float(r[0]), y - float(r[1]), z - float(r[2]))
+    return np.array((rel[0] + float(r[0]), rel[1] + float(r[1]), rel[2] + float(r[2])))
 
 
 def _com_weights() -> tuple[tuple[str, float], ...]:
