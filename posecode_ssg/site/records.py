@@ -122,7 +122,7 @@ class PageRecords:
                                      "column": 1, "hint": "add it to the page's 'equipment' list",
                                      "message": f"figure '{fig['name']}' uses prop {', '.join(missing)} "
                                                 f"but the front matter 'equipment' does not list it"})
-        problems = [d for d in problems if d["severity"] in ("error", "warning")]
+        problems = [d for d in problems if d["severity"] in ("error", "warning", "hint")]
         problems.sort(key=lambda d: (d["line"], d["column"]))
         summary = page.meta.get("summary", "")
         search = " ".join([page.title, summary, " ".join(page.meta.get("tags", []))]

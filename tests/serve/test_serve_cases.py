@@ -355,3 +355,53 @@ def test_editor_files_never_trigger_builds_or_become_pages(tmp_path, monkeypatch
         assert event["errors"] == []
     finally:
         case.stop()
+
+
+# --------------------------------------------------------------------------- hints in the terminal
+
+DEEP_SQUAT = """# Squat
+
+```posecode
+posecode exercise "Deep squat"
+  rig humanoid
+  pose start = standing
+
+  step "Down" 2s settle:
+    hips: flex 100
+    knees: flex 110
+    ground-lock: feet
+
+  step "Up" 2s drive:
+    hips: flex 0
+    knees: flex 0
+    ground-lock: feet
+```
+"""
+
+
+def test_serve_prints_build_hints_once(tmp_path, monkeypatch):
+    """A hint (kinematic-balance: advice that never fails a build) is printed in the dev server's
+    terminal as ``posecode-ssg build`` prints it, once; the browser overlay stays for errors."""
+    root = tmp_path / "library"
+    (root / "content").mkdir(parents=True)
+    (root / "posecode.toml").write_text('site_name = "Hints"\n', encoding="utf-8")
+    index = root / "content" / "index.md"
+    index.write_text(DEEP_SQUAT, encoding="utf-8")
+    monkeypatch.chdir(root)
+    logs: list[str] = []
+    live = LiveSite(ProjectSource(), options=ServeOptions(), log=logs.append)
+    server = ThreadedServer(live)
+    url = server.__enter__()
+    events = EventLog(url)
+    try:
+        # the squat's centre of mass falls behind its heels at the end of 'Down' (line 8)
+        said = [line for line in logs if "hint[kinematic-balance]" in line]
+        assert len(said) == 1 and re.search(r"content/index\.md:8:\d+: hint\[kinematic-balance\]: .*behind the heels", said[0])
+        assert httpx.get(url + "__posecode/state").json()["errors"] == []
+        # an edit elsewhere on the page: the same hint is not printed again
+        index.write_text(DEEP_SQUAT.replace("# Squat", "# Deep squat"), encoding="utf-8")
+        events.wait_build_after(1, timeout=15)
+        assert len([line for line in logs if "hint[kinematic-balance]" in line]) == 1
+    finally:
+        events.close()
+        server.__exit__(None, None, None)

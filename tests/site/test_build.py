@@ -549,3 +549,38 @@ def test_strict_from_the_config_is_named_as_such(tmp_path, monkeypatch, capsys):
     (tmp_path / "posecode.toml").write_text("", encoding="utf-8")
     assert main(["build", "--strict"]) == 1
     assert "build failed (warnings with --strict)" in capsys.readouterr().err
+
+
+DEEP_SQUAT_PAGE = """# Deep squat
+
+```posecode
+posecode exercise "Deep squat"
+  rig humanoid
+  pose start = standing
+
+  step "Down" 2s settle:
+    hips: flex 100
+    knees: flex 110
+    ground-lock: feet
+
+  step "Up" 2s drive:
+    hips: flex 0
+    knees: flex 0
+    ground-lock: feet
+```
+"""
+
+
+def test_a_pages_hints_reach_the_build_result_and_the_terminal(make_site, capsys, tmp_path, monkeypatch):
+    # kinematic-balance is a hint (advice, never a failure): the build reports it at its line in
+    # the Markdown file (the fence's line 5 is the file's line 8), and still succeeds
+    result, _config = make_site({"squat.md": DEEP_SQUAT_PAGE})
+    assert not result.errors
+    (hint,) = [(p, d) for p, d in result.hints if d.code == "kinematic-balance"]
+    assert os.path.basename(hint[0]) == "squat.md" and hint[1].line == 8 and "behind the heels" in hint[1].message
+    write_tree(tmp_path / "cli" / "content", {"squat.md": DEEP_SQUAT_PAGE})
+    monkeypatch.chdir(tmp_path / "cli")
+    assert main(["build"]) == 0
+    out = capsys.readouterr()
+    text = out.out + out.err
+    assert re.search(r"squat\.md:8:\d+: hint\[kinematic-balance\]", text) and "1 hint" in text

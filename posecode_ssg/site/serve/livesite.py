@@ -350,8 +350,8 @@ class LiveSite:
         blocks = [p.format() for p in report.errors]
         if report.crashed and not report.errors:
             blocks.append(f"error: build failed: {report.crashed}")
-        # Warnings: all of them at start, later only those that are new.
-        warnings = [w.format() for w in report.warnings]
+        # Warnings and hints: all of them at start, later only those that are new.
+        warnings = [w.format() for w in (*report.warnings, *report.hints)]
         for block in warnings:
             if block not in self._printed_warnings:
                 self._log(block)

@@ -13,7 +13,7 @@ from posecode_ssg.site.problems import Problem
 class BuildReport:
     """The outcome of one build, in the terms the dev server needs.
 
-    ``errors``/``warnings``: the build's diagnostics. ``error_pages``: output
+    ``errors``/``warnings``/``hints``: the build's diagnostics. ``error_pages``: output
     paths (relative to the output root, ``/``-separated) of pages whose
     document has errors — the server keeps their last good version.
     ``crashed``: a one-line description when the build raised instead of
@@ -22,6 +22,9 @@ class BuildReport:
 
     errors: list[Problem] = field(default_factory=list)
     warnings: list[Problem] = field(default_factory=list)
+    #: advice that never fails a build (``kinematic-balance``): printed in the terminal with the
+    #: warnings, as ``posecode-ssg build`` prints it; not in the browser overlay (errors only)
+    hints: list[Problem] = field(default_factory=list)
     error_pages: set[str] = field(default_factory=set)
     crashed: str | None = None
     seconds: float = 0.0

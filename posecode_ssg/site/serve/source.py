@@ -209,6 +209,8 @@ class ProjectSource:
             report.errors.append(problem_from_diagnostic(path, diagnostic))
         for path, diagnostic in result.warnings:
             report.warnings.append(problem_from_diagnostic(path, diagnostic))
+        for path, diagnostic in getattr(result, "hints", None) or []:
+            report.hints.append(problem_from_diagnostic(path, diagnostic))
         report.stages = {name: float(value) for name, value in (getattr(result, "timings", None) or {}).items()}
         broken = {os.path.realpath(path) for path, _d in result.errors}
         for page in getattr(result, "pages", None) or []:
