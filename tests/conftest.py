@@ -23,3 +23,25 @@ def shared_path(*parts: str) -> Path:
 def shared():
     """The ../shared folder (skips the test when absent)."""
     return shared_path()
+
+
+#: a page whose squat's centre of mass falls behind its heels at the end of 'Down' (the file's
+#: line 8): a kinematic-balance hint (tests/site/test_build.py, tests/serve/test_serve_cases.py)
+DEEP_SQUAT_PAGE = """# Deep squat
+
+```posecode
+posecode exercise "Deep squat"
+  rig humanoid
+  pose start = standing
+
+  step "Down" 2s settle:
+    hips: flex 100
+    knees: flex 110
+    ground-lock: feet
+
+  step "Up" 2s drive:
+    hips: flex 0
+    knees: flex 0
+    ground-lock: feet
+```
+"""

@@ -18,7 +18,7 @@ from urllib.parse import quote, urljoin, urlsplit
 
 import httpx
 import pytest
-from tests.conftest import shared_path
+from tests.conftest import DEEP_SQUAT_PAGE, shared_path
 from serve_helpers import EventLog, raw_get, settle
 
 from posecode_ssg.site.serve import CLIENT_TAG, LiveSite, ServeOptions, ThreadedServer
@@ -359,24 +359,6 @@ def test_editor_files_never_trigger_builds_or_become_pages(tmp_path, monkeypatch
 
 # --------------------------------------------------------------------------- hints in the terminal
 
-DEEP_SQUAT = """# Squat
-
-```posecode
-posecode exercise "Deep squat"
-  rig humanoid
-  pose start = standing
-
-  step "Down" 2s settle:
-    hips: flex 100
-    knees: flex 110
-    ground-lock: feet
-
-  step "Up" 2s drive:
-    hips: flex 0
-    knees: flex 0
-    ground-lock: feet
-```
-"""
 
 
 def test_serve_prints_build_hints_once(tmp_path, monkeypatch):
@@ -386,7 +368,7 @@ def test_serve_prints_build_hints_once(tmp_path, monkeypatch):
     (root / "content").mkdir(parents=True)
     (root / "posecode.toml").write_text('site_name = "Hints"\n', encoding="utf-8")
     index = root / "content" / "index.md"
-    index.write_text(DEEP_SQUAT, encoding="utf-8")
+    index.write_text(DEEP_SQUAT_PAGE, encoding="utf-8")
     monkeypatch.chdir(root)
     logs: list[str] = []
     live = LiveSite(ProjectSource(), options=ServeOptions(), log=logs.append)
@@ -399,7 +381,7 @@ def test_serve_prints_build_hints_once(tmp_path, monkeypatch):
         assert len(said) == 1 and re.search(r"content/index\.md:8:\d+: hint\[kinematic-balance\]: .*behind the heels", said[0])
         assert httpx.get(url + "__posecode/state").json()["errors"] == []
         # an edit elsewhere on the page: the same hint is not printed again
-        index.write_text(DEEP_SQUAT.replace("# Squat", "# Deep squat"), encoding="utf-8")
+        index.write_text(DEEP_SQUAT_PAGE.replace("# Deep squat", "# A deep squat"), encoding="utf-8")
         events.wait_build_after(1, timeout=15)
         assert len([line for line in logs if "hint[kinematic-balance]" in line]) == 1
     finally:

@@ -16,7 +16,7 @@ from conftest import figures, parse_html, read, tree_bytes, write_tree
 from posecode_ssg.cli import main
 from posecode_ssg.config import load_config
 from posecode_ssg.site.build import build_site
-from tests.conftest import shared_path
+from tests.conftest import DEEP_SQUAT_PAGE, shared_path
 
 SQUAT = '''posecode exercise "Squat"
   rig humanoid
@@ -551,24 +551,6 @@ def test_strict_from_the_config_is_named_as_such(tmp_path, monkeypatch, capsys):
     assert "build failed (warnings with --strict)" in capsys.readouterr().err
 
 
-DEEP_SQUAT_PAGE = """# Deep squat
-
-```posecode
-posecode exercise "Deep squat"
-  rig humanoid
-  pose start = standing
-
-  step "Down" 2s settle:
-    hips: flex 100
-    knees: flex 110
-    ground-lock: feet
-
-  step "Up" 2s drive:
-    hips: flex 0
-    knees: flex 0
-    ground-lock: feet
-```
-"""
 
 
 def test_a_pages_hints_reach_the_build_result_and_the_terminal(make_site, capsys, tmp_path, monkeypatch):
