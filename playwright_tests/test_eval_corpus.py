@@ -59,7 +59,6 @@ STANDING_KNEEL = ('kneeling or on hands and feet from a standing start: a standi
 SUPPORT_PENDING: dict[str, str] = {
     'bicycle-crunch.posecode': LYING,
     'box-squat.posecode': TWO_FOOT,
-    'box-step-taps.posecode': TRANSFER,
     'box-step.posecode': TRANSFER,
     'chair-sit-to-stand.posecode': TWO_FOOT,
     'dance/box-step.md': TRANSFER,

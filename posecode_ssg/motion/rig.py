@@ -537,6 +537,10 @@ SOLVER: Mapping[str, Any] = MappingProxyType({
     # runtime only (solvers/balance.js): the weight goes over this long (s) before the free foot
     # lifts, as a body shifts its weight before it steps (anticipatory postural adjustment)
     "shiftLead": 0.3,
+    # s: the shortest fade of the look-ahead from a segment's ends (runtime figuremodel.js
+    # `_shiftAhead`): a free foot lifting sooner after a phase begins than shiftLead has its
+    # weight shifted over that long, no faster
+    "shiftLeadMin": 0.15,
     # its search (solve/balance.py shift_weight): rounds of a root move by what the centre of mass
     # still lacks over the share of a root move it follows (the stance leg stays: about 0.9), the
     # metres it may still lie off the base when it stops, the stance leg's IK rounds that bring

@@ -116,8 +116,16 @@ export class FigureModel {
     // within shiftLead of a probe, and fully within the probe step (whose instant of lift or
     // landing the probes do not see)
     const near = (dk) => (lead > 0 ? ease(1 - (Math.max(0, Math.abs(dk) - 1) * T) / N / lead) : dk === 0 ? 1 : 0);
+    // the fades from the segment's ends: over shiftLead, or over the time the segment leaves
+    // before the free foot first leaves the floor (after it is last down), but not under
+    // solver.shiftLeadMin: a foot that lifts 0.15 s into its phase has its weight over by then,
+    // instead of half of it (step touch's 'Touch left' stood 32 mm beside the stance sole)
+    let first = N, last = 0;
+    for (let k = 0; k <= N; k++) if (lift[k] > 0) { first = Math.min(first, k); last = k; }
+    const short = this.rig.solver.shiftLeadMin;
+    const fadeIn = Math.min(lead, Math.max(short, (first * T) / N)), fadeOut = Math.min(lead, Math.max(short, ((N - last) * T) / N));
     for (let k = 0; k <= N; k++) {
-      const edge = lead > 0 ? ease((Math.min(k, N - k) * T) / N / lead) : 0;
+      const edge = lead > 0 ? Math.min(ease((k * T) / N / fadeIn), ease(((N - k) * T) / N / fadeOut)) : 0;
       let up = 0;
       for (let j = 0; j <= N; j++) up = Math.max(up, lift[j] * near(j - k));
       w.ahead[k] = lift[k] + (up - lift[k]) * edge;
