@@ -47,10 +47,14 @@ TWO_FOOT = ('on both feet with the centre of mass behind the heels in a scene wi
             'wall sit): the weight shift over both feet moves the knees forward only as far as the ankle\'s 15° of '
             'dorsiflexion keeps the heels down, and kinematic-balance leaves bodies a prop may carry to eval; a wall '
             'sit\'s back reaches the wall only near the bottom')
-TRANSFER = ('the weight passes from foot to foot inside one phase (a step, a switch, a turn): the weight shift only acts while one foot alone is locked or pinned')
+TRANSFER = ('the weight passes from foot to foot inside one phase or across a phase end with no time of both feet down '
+            '(a step, a switch, a turn, a step onto the box): the weight shift acts while one foot alone is locked '
+            'or pinned to the floor, or both are, and goes over at most as fast as solver.shiftLeadMin allows; a '
+            'foot pinned to the box top is not a stance foot')
 LYING = ('lying or seated: its phase ends rest or settle on what holds them (issue 19 item 1), but between them the '
-         'interpolated turn of a body the floor alone holds is not re-solved (bicycle crunch, seated fold), or a held '
-         'body\'s centre of mass passes 20 mm beside its one contact line (superman, prone on elbows)')
+         'interpolated turn of a body the floor alone holds is not re-solved (bicycle crunch), a seated body\'s hip '
+         'flexion lifts its legs and it rests balanced on the buttocks, legs up (seated fold), or a held body\'s '
+         'centre of mass passes 20 mm beside its one contact line (superman, prone on elbows)')
 KNEEL = ('all fours: hands, knees and feet are down at the phase ends (the settle), but between them the spine\'s '
          'interpolated angles lift the knees 2-3 cm while the hands and feet stay locked, and no turn of the body '
          'keeps all three down')
