@@ -14,7 +14,7 @@ from posecode_ssg.motion.rig import SOLVER
 from posecode_ssg.motion.solve import solve_keyframes
 from posecode_ssg.motion.solve.balance import corner_weights, over_base
 
-from helpers_motion import GOOD_MORNING, compile_source
+from helpers_motion import BRIDGE, GOOD_MORNING, compile_source
 
 #: how far (m) the centre of mass may lie outside the stance sole (issue 19 item 2: "inside the
 #: stance sole plus 20 mm")
@@ -192,3 +192,18 @@ def test_a_hinge_on_both_feet_sends_the_hips_back_until_the_centre_of_mass_is_ov
             np.testing.assert_allclose(w.landmarks[f"{mark}_{s}"][[0, 2]], base.landmarks[f"{mark}_{s}"][[0, 2]],
                                        atol=SOLVER["plantTolerance"] + 1e-4)
             assert abs(w.landmarks[f"{mark}_{s}"][1] - base.landmarks[f"{mark}_{s}"][1]) < 0.005
+
+
+def test_a_lying_body_on_both_feet_is_the_settles_not_the_weight_shifts(monkeypatch):
+    # a glute bridge (supine start, ground-lock feet) rests on its feet and shoulders: moving its
+    # hips over the feet as a standing body's would lift the shoulders off the floor (the runtime's
+    # bridge rose 748 mm out of its support); a standing body on both feet is shifted
+    import posecode_ssg.motion.solve.balance as balance
+
+    calls = []
+    original = balance.shift_weight
+    monkeypatch.setattr(balance, "shift_weight", lambda pose, sides, *a: (calls.append(sides), original(pose, sides, *a)))
+    solve_keyframes(compile_source(BRIDGE))
+    assert ("left", "right") not in calls
+    solve_keyframes(compile_source(GOOD_MORNING))
+    assert ("left", "right") in calls
