@@ -179,3 +179,22 @@ posecode exercise "Good morning"
     shoulders: flex 90
     ground-lock: feet
 """
+
+
+#: a squat whose centre of mass stays over the feet (the weight shift leaves it alone): the
+#: loop seam and ground-lock round shortcuts (test_motion_solve_skips.py), the loop-start report
+SQUAT_HOME = """
+    posecode exercise "Squat home"
+      rig humanoid
+      pose start = standing
+      step "Down" 1.5s settle:
+        hips: flex 50
+        knees: flex 60
+        pelvis: hinge 30
+        ground-lock: feet
+      step "Up" 1.2s drive:
+        hips: flex 0
+        knees: flex 0
+        pelvis: hinge 0
+        ground-lock: feet
+"""
