@@ -198,3 +198,12 @@ SQUAT_HOME = """
         pelvis: hinge 0
         ground-lock: feet
 """
+
+
+def without_weight_shift(monkeypatch) -> None:
+    """Solve keyframes without the weight-shift pass (solve/keyframes.py ``PASSES``): a body the
+    shift would balance is left where its angles put it."""
+    import posecode_ssg.motion.solve.keyframes as keyframes
+
+    monkeypatch.setattr(keyframes, "PASSES", tuple((n, (lambda st: None) if n == "weight shift" else f)
+                                                   for n, f in keyframes.PASSES))

@@ -14,7 +14,7 @@ from posecode_ssg.motion.rig import SOLVER
 from posecode_ssg.motion.solve import solve_keyframes
 from posecode_ssg.motion.solve.balance import corner_weights, over_base
 
-from helpers_motion import BRIDGE, GOOD_MORNING, compile_source
+from helpers_motion import BRIDGE, GOOD_MORNING, compile_source, without_weight_shift
 
 #: how far (m) the centre of mass may lie outside the stance sole (issue 19 item 2: "inside the
 #: stance sole plus 20 mm")
@@ -171,14 +171,11 @@ def test_both_feet_locked_one_lifted_by_the_angles_stands_over_the_other(monkeyp
 
 
 def test_a_hinge_on_both_feet_sends_the_hips_back_until_the_centre_of_mass_is_over_the_feet(monkeypatch):
-    import posecode_ssg.motion.solve.keyframes as keyframes
-
     sol = solve_keyframes(compile_source(GOOD_MORNING))
     base, w = sol.base, sol.phases[0].world
     # the same document without the weight shift: the trunk and arms out front put the centre of
     # mass well past the toes
-    monkeypatch.setattr(keyframes, "PASSES", tuple((n, (lambda st: None) if n == "weight shift" else f)
-                                                   for n, f in keyframes.PASSES))
+    without_weight_shift(monkeypatch)
     still = solve_keyframes(compile_source(GOOD_MORNING)).phases[0].world
     toes = max(float(still.sole_corners(s)[:, 2].max()) for s in ("left", "right"))
     assert centre_of_mass(still)[2] > toes + 0.05

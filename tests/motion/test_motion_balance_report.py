@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from helpers_motion import GOOD_MORNING, KNEE_UP, compile_source, shared_path
+from helpers_motion import GOOD_MORNING, KNEE_UP, compile_source, shared_path, without_weight_shift
 
 from posecode_ssg.motion.diagnostics import kinematic_diagnostics
 from posecode_ssg.motion.rest import centre_of_mass
@@ -24,9 +24,7 @@ def no_shift(monkeypatch):
     """The keyframe solve without the weight shift: a body the shift balances (a good morning's
     hips go back, a calf raise goes over the balls: test_motion_balance.py) left where its angles
     put it, for the diagnostic to name."""
-    import posecode_ssg.motion.solve.keyframes as keyframes
-    monkeypatch.setattr(keyframes, "PASSES", tuple((n, (lambda st: None) if n == "weight shift" else f)
-                                                   for n, f in keyframes.PASSES))
+    without_weight_shift(monkeypatch)
 
 
 def test_a_hinge_with_straight_legs_falls_ahead_of_the_toes_by_what_the_geometry_says(no_shift):
