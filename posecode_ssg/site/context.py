@@ -52,7 +52,7 @@ class SiteContext:
         else:
             self.result.notes.append(
                 "runtime bundle not found (posecode_ssg/runtime/dist/posecode-runtime.js): pages show the "
-                "static posters only; build it with `npm ci && npm run build` in posecode_ssg/runtime "
+                "static posters only; build it with `npm ci && npm run build` at the repository root "
                 "or reinstall the package" if self.runtime is None else
                 "rig data unavailable (posecode_ssg.motion.rig): pages show the static posters only")
         # sections
