@@ -127,7 +127,7 @@ def test_eval_json_over_a_file_and_a_markdown_page(tmp_path, capsys):
         assert set(d) >= {"path", "passed", "metrics", "violations"}
         assert set(d["metrics"]) == {"drift", "heel_lift", "toe_lift", "sole_tilt", "grip_residual",
                                      "pin_residual", "reach_residual", "penetration", "self_collision",
-                                     "float", "support", "rom", "velocity_jump"}
+                                     "float", "support", "rom", "velocity_jump", "pop"}
         for v in d["violations"]:
             assert set(v) >= {"metric", "t", "phase", "value", "limit"}
         assert d["passed"] == (not any(v["fails"] for v in d["violations"]))

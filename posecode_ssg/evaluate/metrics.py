@@ -48,6 +48,7 @@ from posecode_ssg.evaluate.thresholds import (
     Metric,
     Violation,
 )
+from posecode_ssg.evaluate.pops import pop_metrics
 from posecode_ssg.evaluate.velocity import keyframe_c1_required, velocity_metrics
 from posecode_ssg.motion.rotation import euler_xyz, quat_matrices, rotation_vectors
 
@@ -74,6 +75,7 @@ def evaluate_samples(samples: Samples, motion: dict[str, Any], rig: dict[str, An
     support_metrics(ctx, res)
     rom_metrics(ctx, res)
     velocity_metrics(ctx, res)
+    pop_metrics(ctx, res)
     res.worst = {m.key: res.worst.get(m.key) for m in METRICS}
     # the extended sample range repeats the first segment: keep one copy of each violation
     # (the larger, should the two loops differ by rounding)

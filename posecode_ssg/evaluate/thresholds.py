@@ -17,6 +17,7 @@ metric (JSON key)      unit    limit       source
 ``support``            mm      ≤ 20        issue 19 item 4 (centre of mass over the base of support)
 ``rom``                count   0           issue 5 item 4; boxes ``rig.json`` ``rom`` ± 0.5°
 ``velocity_jump``      rad/s   see below   spec §4 "C1-continuous"; docs/runtime.md exemptions
+``pop``                °       listed >5   our choice: a joint's step between samples (never fails)
 =====================  ======  ==========  =====================================================
 """
 
@@ -54,6 +55,7 @@ METRICS: tuple[Metric, ...] = (
     Metric("support", "support", "mm", BALANCE_LIMIT * 1000.0),
     Metric("rom", "rom", "", 0.0),
     Metric("velocity_jump", "C1", "rad/s", 0.0),   # limit per keyframe: VELOCITY_* below
+    Metric("pop", "pop", "°", 5.0, fails=False),
 )
 METRIC = {m.key: m for m in METRICS}
 
