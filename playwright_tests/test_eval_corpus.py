@@ -77,7 +77,6 @@ SUPPORT_PENDING: dict[str, str] = {
     'rehab/prone-on-elbows.md': LYING,
     'seated-forward-fold.posecode': LYING,
     'step-up.posecode': TRANSFER,
-    'strength/reverse-lunge.md': TRANSFER,
     'superhero-landing.posecode': STANDING_KNEEL,
     'superman.posecode': LYING,
     'walk-cycle.posecode': TRANSFER,

@@ -481,6 +481,11 @@ SOLVER: Mapping[str, Any] = MappingProxyType({
     "balanceLimit": 0.020,
     "plantigradeMaxAnkle": 15.0,  # deg: ankle x above this keeps tiptoe pitch (KR §6.4)
     "clearanceIterations": 3,     # swing clearance: ankle turns of a free foot whose toe is below the floor
+    # swing clearance (solve/swingclearance.py hinge_up, uphill): the ankle turns the toe up the
+    # way that raises it, fully while the toe lies more than this sine off the vertical under the
+    # ankle (about 20 deg), fading to no turn where it hangs straight below (either way would
+    # raise it there: the knee lifts it instead, so the ankle never swaps ways in one frame)
+    "clearanceAnkleFade": 0.35,
     "plantigradeBlend": 5.0,      # deg: levelled → authored pitch cross-fade over 2× this above it
     "handFloorOutward": 0.04,     # m: floor hand target pushed outward from the shoulder (KR §7.1)
     "elbowFloorHeight": 0.038,    # m: elbow-on-floor joint height (arm radius, KR §7.1)
@@ -509,6 +514,10 @@ SOLVER: Mapping[str, Any] = MappingProxyType({
     # second, so a foot the authored joints lift rises before it slides
     "holdHeightBand": (0.2, 0.4),
     "holdPlaceBand": (0.4, 0.6),
+    # then its levelling (groundlock.py level_weight): fully levelled up to 3 cm, the authored
+    # pitch from 5 cm (plantedHeight), smoothstep between, so the ankle does not snap from the
+    # levelled to the authored angle in one frame as the foot rises (15 deg in a hamstring curl)
+    "levelBand": (0.6, 1.0),
     "firmHold": 0.999,            # a hold weight at or above this is a firm hold (planted, reported)
     "levelMissDeg": 0.25,         # deg: a levelled foot short of flat by more than this is reported
     "pivotProbeStep": 0.01,       # rad: finite-difference step of the hands/forearms pivot's Newton step

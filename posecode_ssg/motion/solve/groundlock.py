@@ -60,6 +60,19 @@ ROUND_SETTLED_M = 1e-7
 ROUND_SETTLED_DEG = 1e-5
 
 
+def level_weight(low: float) -> float:
+    """How much of its levelling a locked foot gets (0–1) whose lowest point, with its authored
+    pitch (measured once, before the ground-lock's first levelling), is ``low`` (m) over the
+    floor: :func:`hold_weight` over ``solver.levelBand`` (all up to 3 cm, none from
+    ``plantedHeight``, 5 cm, where it stops being planted). A foot the angles lift (a hamstring
+    curl's) turns from level to its authored pitch as it rises, not in one frame at 5 cm (15°
+    seen); a foot on its ball (relevé) is down and levelled as ever. Measured with the authored
+    pitch, not after a levelling, which moves the foot's lowest point (it rises as the foot
+    levels): the share would feed back into what it is measured on. Same rule in
+    runtime/solvers/groundlock.js."""
+    return hold_weight(low, SOLVER["levelBand"])
+
+
 def planted_feet(low: dict[str, float], feet: list[str]) -> list[str]:
     """The locked ``feet`` (sides) whose lowest point (``low``: per ankle bone, m) is within
     ``plantedHeight`` of the floor."""
@@ -79,7 +92,8 @@ def held_feet(low: dict[str, float], planted: list[str], anchors: dict) -> list[
 
 def round_settled(pose: Pose, feet: list[str], carry: list[str], planted: list[str] | None,
                    held: list[tuple[str, float, float]] | None, anchors: dict, semantic_ankle: dict[str, float],
-                   level: bool) -> tuple[list[str], list[tuple[str, float, float]]] | None:
+                   level: bool, levelled: dict[str, float] | None = None
+                   ) -> tuple[list[str], list[tuple[str, float, float]]] | None:
     """Whether a round of :func:`ground_lock` would leave the pose as it is: the feet need no
     drop (within :data:`ROUND_SETTLED_M`), the same feet are planted and held as in the previous
     round (``planted``, ``held``; None before the first), each planted foot is level within
@@ -88,7 +102,9 @@ def round_settled(pose: Pose, feet: list[str], carry: list[str], planted: list[s
     round then moves the pose by about as much, so it is skipped (numpy-only: the runtime solves
     frames, not rounds), and so are the rounds after it and the final levelling and re-hold,
     which correct the same residuals. Returns the planted feet and the held feet with their
-    weights as the round would have them, or None when the round must run."""
+    weights as the round would have them, or None when the round must run. ``levelled``: each
+    foot's share of its levelling (:func:`level_weight`) as the first round found it (None before
+    it: measured here)."""
     w = pose.world()
     tol, tol_deg = ROUND_SETTLED_M, ROUND_SETTLED_DEG
     low = w.lowest_by_bone(ANKLES)
@@ -99,7 +115,8 @@ def round_settled(pose: Pose, feet: list[str], carry: list[str], planted: list[s
         return None
     for s in (now if level else ()):
         lv = level_angles(w, s, semantic_ankle[s])
-        if lv is not None and abs(lv[0] - pose.euler[f"ankle_{s}"][0]) > tol_deg:
+        k = level_weight(low[f"ankle_{s}"]) if levelled is None else levelled[s]
+        if lv is not None and abs(semantic_ankle[s] + k * (lv[0] - semantic_ankle[s]) - pose.euler[f"ankle_{s}"][0]) > tol_deg:
             return None
     again = held_feet(low, now, anchors)
     if held is not None and [s for s, _kh, _kv in again] != [s for s, _kh, _kv in held]:
@@ -136,6 +153,7 @@ def ground_lock(pose: Pose, locks: tuple[str, ...], anchors: dict[str, np.ndarra
 
     planted: list[str] = []
     held: list[tuple[str, float, float]] = []
+    levelled: dict[str, float] = {}   # each planted foot's share of its levelling (level_weight)
     level = not uppers   # feet behind a hands/forearms support stand on their toes (plank)
     # each held foot: the root moves by the shared part of the feet's (anchor − sole centre)
     # errors (stance_shift), then a two-bone leg IK puts that foot's sole exactly on its anchor and on the floor (the per-foot
@@ -147,14 +165,20 @@ def ground_lock(pose: Pose, locks: tuple[str, ...], anchors: dict[str, np.ndarra
     settled = False
     for _round in range(2):
         again = round_settled(pose, feet, carry, planted if _round else None, held if _round else None,
-                               anchors, semantic_ankle, level)
+                               anchors, semantic_ankle, level, levelled if _round else None)
         if again is not None:
             (planted, held), settled = again, True
+            if not _round:   # as it comes: the first round's measure
+                low = pose.world().lowest_by_bone(ANKLES)
+                levelled = {s: level_weight(low[f"ankle_{s}"]) for s in feet}
             break
         drop_feet()
-        planted = planted_feet(pose.world().lowest_by_bone(ANKLES), feet)
+        low = pose.world().lowest_by_bone(ANKLES)
+        planted = planted_feet(low, feet)
+        if not _round:   # with the authored pitch, before any levelling (level_weight)
+            levelled = {s: level_weight(low[f"ankle_{s}"]) for s in feet}
         for s in (planted if level else ()):
-            level_foot(pose, s, semantic_ankle[s])
+            level_foot(pose, s, semantic_ankle[s], levelled[s])
         drop_feet()
         held = held_feet(pose.world().lowest_by_bone(ANKLES), planted, anchors)
         if held:
@@ -179,7 +203,7 @@ def ground_lock(pose: Pose, locks: tuple[str, ...], anchors: dict[str, np.ndarra
     for s in (planted if level else ()):
         # settled: level, on its anchor and heading within the tolerance: the report only
         rep = (level_report(level_angles(pose.world(), s, semantic_ankle[s])) if settled
-               else level_foot(pose, s, semantic_ankle[s]))
+               else level_foot(pose, s, semantic_ankle[s], levelled.get(s, 1.0)))
         if rep is not None and s in firm:   # a foot being let go is not a planted foot
             result.feet.append(FootReport(s, rep[0], rep[1], 0.0, 0.0))
         if settled:

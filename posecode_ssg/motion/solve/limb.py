@@ -105,19 +105,22 @@ def leg_drop(av: Avatar, w: World, side: str, target: np.ndarray) -> float:
     return float(hip[1] - target[1] - math.sqrt(leg * leg - dxz2)) if dxz2 < leg * leg else 0.0
 
 
-def level_foot(pose: Pose, side: str, authored_x: float) -> tuple[float, float] | None:
+def level_foot(pose: Pose, side: str, authored_x: float, weight: float = 1.0) -> tuple[float, float] | None:
     """Plantigrade levelling (KR §6.4): choose the ankle x that puts the sole flat (forward axis
     horizontal), clamped to the ankle box. Keeps tiptoe intent: up to ``plantigradeMaxAnkle``
     (15°) of authored x the foot is levelled, from there to 2 × ``plantigradeBlend`` (10°) more
     the levelled and the authored angle cross-fade (smoothstep), above that the authored pitch is
     kept; so a heel raise leaves the floor continuously instead of jumping at 15°. Returns
-    (needed, used) when the box stopped a fully levelled foot, else None. Same rule in runtime/solvers/limb.js ``levelFoot``."""
+    (needed, used) when the box stopped a fully levelled foot, else None. With ``weight`` < 1 (a
+    locked foot rising off the floor: groundlock.py ``level_weight``) the ankle goes only that
+    share of the way from the authored angle. Same rule in runtime/solvers/limb.js ``levelFoot``."""
     lv = level_angles(pose.world(), side, authored_x)
     if lv is None:
         return None
     ankle = f"ankle_{side}"
     e = pose.euler[ankle]
-    pose.set_euler(ankle, (lv[0], e[1], e[2]))
+    x = lv[0] if weight >= 1.0 else authored_x + weight * (lv[0] - authored_x)
+    pose.set_euler(ankle, (x, e[1], e[2]))
     return level_report(lv)
 
 

@@ -19,7 +19,8 @@ from .measure import heel_down, lowest_point
 from .pose import Pose, clamp_box, rom_box
 
 
-def hinge_up(pose: Pose, joint: str, point: np.ndarray, dy: float, ax: int = 0, wide_first: bool | None = None) -> None:
+def hinge_up(pose: Pose, joint: str, point: np.ndarray, dy: float, ax: int = 0, wide_first: bool | None = None,
+             uphill: bool = False) -> None:
     """Turn ``joint`` (hip, knee or ankle) about one of its Euler axes — ``ax`` 0: its x, about the
     parent's X axis (knee, ankle); 2: its z, about its own Z axis after x and y (hip abduction) —
     so that the world ``point`` (moving with it) rises by ``dy`` (m): with r = point − joint split
@@ -27,7 +28,14 @@ def hinge_up(pose: Pose, joint: str, point: np.ndarray, dy: float, ax: int = 0, 
     Of the two roots: the one the joint's ROM range (widened to its angle) keeps best, then with
     ``wide_first`` (default: for z) the one toward the wider end of the range (a knee flexes; a hip
     abducts, the knee going round the outside: the choice does not flip from frame to frame), then
-    the nearest zero; clamped to the range. Same steps in runtime/solvers/swingclearance.js ``hingeUp``."""
+    the nearest zero; clamped to the range. With ``uphill`` (the ankle), the root the way that
+    raises the point (the sign of B: where its height grows from θ = 0), clamped, and only the
+    share smoothstep(|B| / R / ``solver.clearanceAnkleFade``) of that turn (R = |r⊥|): the two
+    roots of a point hanging straight below the joint are the two ways round, and choosing between
+    them, or between two roots both clamped by the range, swapped the foot from pointed to flexed
+    in one frame (a reverse lunge's trailing ankle, 63°); the turn fades to none there instead,
+    and the knee (the caller's next step) lifts what it leaves. Same steps in
+    runtime/solvers/swingclearance.js ``hingeUp``."""
     w = pose.world()
     e = list(pose.euler[joint])
     parent = w.rot[joint] @ pose.local[joint].T
@@ -42,6 +50,12 @@ def hinge_up(pose: Pose, joint: str, point: np.ndarray, dy: float, ax: int = 0, 
     lo, hi = rom_box(joint)["xyz"[ax]]
     wide = (lo + hi) if (ax > 0 if wide_first is None else wide_first) else 0.0
     lo, hi = min(lo, e[ax]), max(hi, e[ax])
+    if uphill:
+        d = math.degrees(max(0.0, phi - ac) if B >= 0.0 else min(0.0, phi + ac))
+        x = min(1.0, abs(B) / R / float(SOLVER["clearanceAnkleFade"]))
+        e[ax] += x * x * (3.0 - 2.0 * x) * (min(max(e[ax] + d, lo), hi) - e[ax])
+        pose.set_euler(joint, tuple(e))
+        return
     best = None
     for t in (phi + ac, phi - ac):
         d = math.degrees(math.atan2(math.sin(t), math.cos(t)))
@@ -112,7 +126,7 @@ def clear_free_limbs(pose: Pose, kf, reached: bool = False, arriving: frozenset 
                     heel_on_floor(pose, s, fl - low[ankle])
                     continue
             else:
-                hinge_up(pose, ankle, toe, fl - low[ankle])
+                hinge_up(pose, ankle, toe, fl - low[ankle], uphill=True)
             w = pose.world()
             low = w.lowest_by_bone((ankle, knee))
             if low[ankle] < graze:

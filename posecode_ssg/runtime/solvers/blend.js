@@ -29,7 +29,11 @@
 
 import { fromEulerXYZ, jointAngles, mul, slerpInto } from "../quat.js";
 import { flagUnlevelFeet } from "./groundlock.js";
-import { clearFreeLimbs } from "./swingclearance.js";
+import { clearFreeLimbs, keepFreeFeetDown } from "./swingclearance.js";
+
+const _pre = new Float64Array(2);
+/** s over which a free foot's keeping down comes in from a segment's start (swingclearance.js `keepFreeFeetDown`) */
+const KEEP_DOWN_RAMP = 0.15;
 
 const _q = new Float64Array(4), _e = new Float64Array(15), ID = Float64Array.of(0, 0, 0, 1);
 /** Largest joint-angle offset (degrees) a rate blend may add (a touch-down or a turn's needs stay under it). */
@@ -137,13 +141,24 @@ export const entryBlend = {
       mul(sk.rootQ, 0, _q, 0, sk.rootQ, 0);
     }
     const bb = p.blendBones;
+    // the free feet's lowest points before the joints' offsets (kept down after them:
+    // swingclearance.js `keepFreeFeetDown`; the root's offsets move the whole body, feet and all)
+    if (bb && p.swing.length) {
+      sk.forward(ctx.localQ);
+      sk.measureLowest();
+      for (let i = 0; i < p.swing.length; i++) _pre[i] = sk.lowestByBone[p.swing[i].ankle];
+    }
     if (bb) for (let i = 0; i < bb.length; i++) blendJoint(ctx.localQ, bb[i], p.blendLocal, i * 16, rom[sk.boneIds[bb[i]]], k, g / p.blendD, rmax);
     sk.forward(ctx.localQ);
     // a held foot the blended pose shows past the ankle's range is named
     flagUnlevelFeet(ctx);
     // a free leg the blended angles push through the floor is lifted by its own chain while the
     // body rests on a pin or lock (swingclearance.js), not the whole body off its support
-    if (p.swing.length) clearFreeLimbs(ctx);
+    if (p.swing.length) {
+      clearFreeLimbs(ctx);
+      const x = Math.min(1, (u * T) / KEEP_DOWN_RAMP);
+      if (bb) keepFreeFeetDown(ctx, _pre, x * x * (3 - 2 * x));
+    }
     // a floor-bound figure entered from the floor stays on it (the blended root would otherwise
     // float it until the offset has decayed); none sinks below it
     const low = sk.measureLowest();

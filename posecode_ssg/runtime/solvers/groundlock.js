@@ -39,7 +39,7 @@ export const groundLock = {
     if (!n) return;
     const sk = ctx.skeleton, solver = ctx.rig.solver, planted = solver.plantedHeight, lb = sk.lowestByBone;
     const eps2 = solver.plantTolerance * solver.plantTolerance;
-    const [placeLo, placeHi] = solver.holdPlaceBand, [heightLo, heightHi] = solver.holdHeightBand;
+    const [placeLo, placeHi] = solver.holdPlaceBand, [heightLo, heightHi] = solver.holdHeightBand, [levelLo, levelHi] = solver.levelBand;
     const A = p.lockWorld, P = sk.worldP, N = p.lockAnchor;
     const auth = p.lockAuthored;
     for (let k = 0; k < n; k++) {
@@ -51,7 +51,10 @@ export const groundLock = {
       dropFeet(sk, p);
       for (let k = 0; k < n; k++) {
         p.lockPlanted[k] = lb[p.lockAnkles[k]] <= planted ? 1 : 0;
-        if (p.lockLevel && p.lockPlanted[k]) levelFoot(ctx, p.lockFeet[k], auth[k]);
+        // its levelling fades out as its lowest point with the authored pitch, measured once
+        // before any levelling, rises to plantedHeight (solve/groundlock.py `level_weight`)
+        if (!round) p.lockLevelW[k] = holdWeight(lb[p.lockAnkles[k]], planted, levelLo, levelHi);
+        if (p.lockLevel && p.lockPlanted[k]) levelFoot(ctx, p.lockFeet[k], auth[k], p.lockLevelW[k]);
       }
       dropFeet(sk, p);
       // stance shift (solve/groundlock.py `stance_shift`): mean of the feet's errors weighted by
@@ -86,7 +89,7 @@ export const groundLock = {
     for (let k = 0; k < n; k++) {
       const wk = p.lockWeight[k];
       if (p.lockPlanted[k]) {
-        const miss = p.lockLevel ? levelFoot(ctx, p.lockFeet[k], auth[k]) : 0;
+        const miss = p.lockLevel ? levelFoot(ctx, p.lockFeet[k], auth[k], p.lockLevelW[k]) : 0;
         if (Math.abs(miss) > solver.levelMissDeg && p.lockWeightV[k] >= solver.firmHold) { // a foot being let go is not planted
           const wr = p.footFlat[k];
           wr.value = levelled.needed; wr.limit = levelled.used;

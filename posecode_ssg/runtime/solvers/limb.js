@@ -130,15 +130,17 @@ export function tiptoeShare(solver, authored) {
  * that the authored pitch is kept, so a heel raise leaves the floor continuously. The ankle's y
  * and z are locked (box [0, 0]), so its local rotation is qX(x). Re-runs forward kinematics.
  * @param {number} authored the ankle's authored x (degrees) this frame, before any pass
+ * @param {number} [weight] the share of the way from the authored angle the ankle goes (a locked
+ *   foot rising off the floor: groundlock.js, solve/groundlock.py `level_weight`)
  * @returns {number} NaN when the authored pitch is kept, else how far (degrees) the box stopped
  *   short of flat (needed − used; 0 when flat); {@link levelled} holds the angles
  */
-export function levelFoot(ctx, side, authored) {
+export function levelFoot(ctx, side, authored, weight = 1) {
   const keep = tiptoeShare(ctx.rig.solver, authored);
   if (keep >= 1) return NaN;
   const needed = flatAnkle(ctx, side), box = ctx.plan.ankleBox;
-  const used = Math.min(Math.max(needed, box[2 * side]), box[2 * side + 1]);
-  setX(ctx, ctx.plan.ankle[side] * 4, (1 - keep) * used + keep * authored);
+  const used = Math.min(Math.max(needed, box[2 * side]), box[2 * side + 1]), x = (1 - keep) * used + keep * authored;
+  setX(ctx, ctx.plan.ankle[side] * 4, weight >= 1 ? x : authored + weight * (x - authored));
   levelled.needed = needed; levelled.used = used;
   return keep > 0 ? NaN : needed - used;
 }

@@ -187,6 +187,7 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
     plan.lockWeightV = new Float64Array(feet.length);
     plan.lockAuthored = new Float64Array(feet.length);
     plan.lockPlanted = new Uint8Array(feet.length);
+    plan.lockLevelW = new Float64Array(feet.length);
     plan.lockWorld = new Float64Array(feet.length * 4);
     plan.footFlat = feet.map((s) => footWarning("foot-flat", `foot_${s}`, phase.name));
     plan.footSettling = feet.map((s) => footWarning("foot-flat", `foot_${s}`, phase.name, true));
@@ -275,6 +276,7 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
   plan.reachSwing = [];
   const rests = (phase.gl || []).length || plan.pins.some((q) => q.floor);
   if (rests || plan.pins.some((q) => q.sole >= 0)) {
+    sk.measureLowest();
     const floorReach = new Set((phase.reach || []).filter(([, a]) => a === "floor").map(([e]) => e));
     for (const s of SIDES) {
       const reached = floorReach.has(`foot_${s}`) && !gl.includes(`foot_${s}`) && !(phase.pin || []).some(([e]) => e === `foot_${s}`);
@@ -283,7 +285,9 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
       if (!reached && (!rests || (!arriving && (busy.has(`foot_${s}`) || busy.has(`knee_${s}`))))) continue;
       const heel = sk.landmarkIndex.get(`heel_${s}`), toe = sk.landmarkIndex.get(`toe_${s}`);
       (reached ? plan.reachSwing : plan.swing).push({ ankle: sk.index.get(`ankle_${s}`), knee: sk.index.get(`knee_${s}`),
-        heel, toe, heelDown0: sk.landmarkP[heel * 3 + 1] <= sk.landmarkP[toe * 3 + 1] + 1e-3 });   // swingclearance.js `clearFreeLimbs`
+        heel, toe, heelDown0: sk.landmarkP[heel * 3 + 1] <= sk.landmarkP[toe * 3 + 1] + 1e-3,   // swingclearance.js `clearFreeLimbs`
+        // where the previous phase left it, and whether it is free (not a locked foot landing): `keepFreeFeetDown`
+        low0: sk.lowestByBone[sk.index.get(`ankle_${s}`)], free: !arriving });
     }
   }
   // arm clearance (swingclearance.js `clearFreeArms`): while resting on a locked or floor-pinned

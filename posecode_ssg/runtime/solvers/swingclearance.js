@@ -10,6 +10,7 @@
 import { fromEulerXYZ, jointAngles, matrix, mul, TO_DEG } from "../quat.js";
 import { readChain, rotateJoint } from "./ccd.js";
 import { setX } from "./limb.js";
+import { holdWeight } from "./groundlock.js";
 
 /**
  * Turn joint `j` about one of its Euler axes — `ax` 0: its x, about the parent's X axis (knee,
@@ -19,9 +20,12 @@ import { setX } from "./limb.js";
  * joint's rig.json `rom` range (widened to its angle) keeps best, then with `wideFirst` the one
  * toward the wider end of the range (a knee flexes; a hip abducts, the knee going round the
  * outside: the choice does not flip from frame to frame), then the nearest zero;
- * clamped to the range (solve/swingclearance.py `hinge_up`). Returns the turn (degrees).
+ * clamped to the range. With `uphill` (the ankle): the root the way that raises the point (the
+ * sign of B), clamped, and only the share smoothstep(|B| / R / `solver.clearanceAnkleFade`) of
+ * that turn, so a foot never swaps from pointed to flexed in one frame (solve/swingclearance.py
+ * `hinge_up`). Returns the turn (degrees).
  */
-function hingeUp(ctx, j, V, o, dy, ax = 0, wideFirst = ax > 0) {
+function hingeUp(ctx, j, V, o, dy, ax = 0, wideFirst = ax > 0, uphill = false) {
   const sk = ctx.skeleton, P = sk.worldP, q = ctx.localQ, a = j * 3, qo = j * 4, rom = ctx.rig.rom[sk.boneIds[j]], e = _he, U = _hq;
   jointAngles(q, qo, rom, e, 0);
   if (ax) { fromEulerXYZ(U, 0, e[0], e[1], 0); mul(U, 0, sk.worldQ, sk.parent[j] * 4, U, 0); } else U.set(sk.worldQ.subarray(sk.parent[j] * 4, sk.parent[j] * 4 + 4));
@@ -34,11 +38,17 @@ function hingeUp(ctx, j, V, o, dy, ax = 0, wideFirst = ax > 0) {
   const phi = Math.atan2(B, A), ac = Math.acos(Math.min(1, Math.max(-1, (py + dy) / R)));
   const r = ax ? rom.z : rom.x, x0 = e[ax], lo = Math.min(r[0], x0), hi = Math.max(r[1], x0), wide = wideFirst ? r[0] + r[1] : 0;
   let best = x0, key = Infinity;
-  for (let i = 0; i < 2; i++) {
-    const d = Math.atan2(Math.sin(phi + (i ? -ac : ac)), Math.cos(phi + (i ? -ac : ac))) * TO_DEG;
-    const c = Math.min(Math.max(x0 + d, lo), hi);
-    const k = Math.round(Math.abs(x0 + d - c) * 1e6) * 1e3 + (d * wide < 0 ? 360 : 0) + Math.abs(d);
-    if (k < key) { key = k; best = c; }
+  if (uphill) {
+    const d = (B >= 0 ? Math.max(0, phi - ac) : Math.min(0, phi + ac)) * TO_DEG;
+    const x = Math.min(1, Math.abs(B) / R / ctx.rig.solver.clearanceAnkleFade);
+    best = x0 + x * x * (3 - 2 * x) * (Math.min(Math.max(x0 + d, lo), hi) - x0);
+  } else {
+    for (let i = 0; i < 2; i++) {
+      const d = Math.atan2(Math.sin(phi + (i ? -ac : ac)), Math.cos(phi + (i ? -ac : ac))) * TO_DEG;
+      const c = Math.min(Math.max(x0 + d, lo), hi);
+      const k = Math.round(Math.abs(x0 + d - c) * 1e6) * 1e3 + (d * wide < 0 ? 360 : 0) + Math.abs(d);
+      if (k < key) { key = k; best = c; }
+    }
   }
   e[ax] = best;
   fromEulerXYZ(q, qo, e[0], e[1], e[2]);
@@ -100,7 +110,7 @@ export function clearFreeLimbs(ctx, sw = ctx.plan.swing) {
           setX(ctx, k, Math.min(Math.max(x - hingeUp(ctx, sk.parent[f.knee], P, f.knee * 3, fl - lb[f.ankle], 0, true), Math.min(r[0], x)), Math.max(r[1], x)));
           continue;
         }
-      } else hingeUp(ctx, f.ankle, L, t, fl - lb[f.ankle]);
+      } else hingeUp(ctx, f.ankle, L, t, fl - lb[f.ankle], 0, false, true);
       sk.measureLowest();
       if (lb[f.ankle] < graze) {
         const lowest = L[t + 1] < L[h + 1] ? (L[t + 1] < P[a + 1] ? t : -1) : (L[h + 1] < P[a + 1] ? h : -1);
@@ -109,6 +119,34 @@ export function clearFreeLimbs(ctx, sw = ctx.plan.swing) {
       }
       if (lb[f.knee] < graze) hingeUp(ctx, sk.parent[f.knee], P, f.knee * 3, graze - lb[f.knee], 2);
     }
+  }
+}
+
+/**
+ * Free feet kept down through the entry blend (blend.js; runtime-only, no numpy twin: the blend is
+ * nothing at a phase end): a free foot (not a locked one landing) that rests on the floor both where the previous phase left
+ * it (`plan.swing[i].low0`) and in this segment's own solve before the blend's joint offsets were
+ * added (`pre[i]`: its lowest points, m) — a trailing foot dragged forward on its toes — is
+ * lowered back by as much as those offsets raised it (no lower than the floor), its knee turning (the nearest way,
+ * {@link hingeUp}) about the foot's lowest point. By the share holdWeight(low0) × holdWeight(pre)
+ * over `solver.shiftHeightBand` (all of it within 5 mm of the floor, none from 1 cm: a foot in
+ * the air keeps the blend) × `ramp` (0 at the segment's start with no slope, so the boundary
+ * stays the previous end's pose and rate). Without it the blend lifted a reverse lunge's trailing
+ * toes 10 mm off the floor a third into the phase, leaving the body on its front foot alone,
+ * 19 cm behind it.
+ */
+export function keepFreeFeetDown(ctx, pre, ramp) {
+  const sk = ctx.skeleton, P = sk.worldP, L = sk.landmarkP, lb = sk.lowestByBone, sw = ctx.plan.swing, solver = ctx.rig.solver;
+  const [lo, hi] = solver.shiftHeightBand, h = solver.plantedHeight;
+  sk.measureLowest();
+  for (let i = 0; i < sw.length; i++) {
+    const f = sw[i], w = f.free ? ramp * holdWeight(pre[i], h, lo, hi) * holdWeight(f.low0, h, lo, hi) : 0;
+    const rise = lb[f.ankle] - Math.max(pre[i], 0);   // never below the floor (the clearance put it there)
+    if (!(w > 0) || !(rise > 1e-5)) continue;
+    const a = f.ankle * 3, ht = f.heel * 3, t = f.toe * 3;
+    const lowest = L[t + 1] < L[ht + 1] ? (L[t + 1] < P[a + 1] ? t : -1) : (L[ht + 1] < P[a + 1] ? ht : -1);
+    hingeUp(ctx, f.knee, lowest < 0 ? P : L, lowest < 0 ? a : lowest, -w * rise, 0, false);
+    sk.measureLowest();
   }
 }
 
