@@ -130,17 +130,22 @@ export function shiftPlan(rig, sk, sides) {
 
 /**
  * The plan of the wrap segment (back to the base pose; no contacts of its own): a body that ended
- * its last phase on one foot (motion JSON `support`: that foot alone), still down, stays on it —
+ * its last phase on one foot (motion JSON `support`: that foot alone, or of two the one locked or
+ * pinned to the floor while the other only reaches for it), still down, stays on it —
  * the foot held where it is (a floor pin: pin.js), the other cleared of the floor as it comes down
  * (swingclearance.js), the weight over the stance foot until the other bears it (balance.js).
  * Else no contacts (an empty plan). Arguments as {@link planSegment}'s, `last` the last phase.
  */
 export function planWrap(rig, sk, last, prevPlan, startPos, prevRoot) {
-  const support = last.support || [];
+  // the foot that bore the body: its support alone, or of two feet the one locked or pinned to the
+  // floor while the other only reached for it (step touch ends over the left foot, the right toes
+  // touching: without the pin the left foot rose as the wrap came home, 170 mm from the toes)
+  const support = last.support || [], held = (e) => (last.gl || []).includes(e) || (last.pin || []).some(([p, a]) => p === e && a === "floor");
+  const bearing = support.length === 1 ? support : support.filter((e) => e.startsWith("foot_") && held(e));
   sk.measureLowest();
-  if (support.length !== 1 || !support[0].startsWith("foot_")
-      || !(sk.lowestByBone[sk.index.get(`ankle_${support[0].slice(5)}`)] <= rig.solver.plantedHeight)) return emptyPlan();
-  const wrap = { name: last.name, pin: [[support[0], "floor"]], support };
+  if (bearing.length !== 1 || !bearing[0].startsWith("foot_")
+      || !(sk.lowestByBone[sk.index.get(`ankle_${bearing[0].slice(5)}`)] <= rig.solver.plantedHeight)) return emptyPlan();
+  const wrap = { name: last.name, pin: [[bearing[0], "floor"]], support: bearing };
   return planSegment(rig, sk, wrap, last, prevPlan, startPos, prevRoot);
 }
 
