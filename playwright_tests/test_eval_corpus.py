@@ -55,9 +55,6 @@ LYING = ('lying or seated: its phase ends rest or settle on what holds them (iss
          'interpolated turn of a body the floor alone holds is not re-solved (bicycle crunch), a seated body\'s hip '
          'flexion lifts its legs and it rests balanced on the buttocks, legs up (seated fold), or a held body\'s '
          'centre of mass passes 20 mm beside its one contact line (superman, prone on elbows)')
-KNEEL = ('all fours: hands, knees and feet are down at the phase ends (the settle), but between them the spine\'s '
-         'interpolated angles lift the knees 2-3 cm while the hands and feet stay locked, and no turn of the body '
-         'keeps all three down')
 STANDING_KNEEL = ('kneeling or on hands and feet from a standing start: a standing body is never tipped, so the '
                   'settle does not apply (issue 19 item 1); needs a settle for bodies whose start stands')
 SUPPORT_PENDING: dict[str, str] = {
@@ -70,7 +67,6 @@ SUPPORT_PENDING: dict[str, str] = {
     'dance/step-touch.md': TRANSFER,
     'grapevine.posecode': TRANSFER,
     'high-knee-march.posecode': TRANSFER,
-    'mobility/cat-cow.md': KNEEL,
     'mountain-climber.posecode': TRANSFER,
     'props/box-step-up.md': TRANSFER,
     'props/wall-sit.md': TWO_FOOT,

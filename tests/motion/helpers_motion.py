@@ -207,3 +207,31 @@ def without_weight_shift(monkeypatch) -> None:
 
     monkeypatch.setattr(keyframes, "PASSES", tuple((n, (lambda st: None) if n == "weight shift" else f)
                                                    for n, f in keyframes.PASSES))
+
+
+#: the demo's cat-cow before it tilted the pelvis with the spine: the hips stay at 80 throughout
+#: (tests/motion/test_motion_kneel.py, playwright_tests/test_runtime_kneel.py)
+CAT_COW = """
+    posecode stretch "Cat-cow"
+      rig humanoid
+      pose start = plank:
+        hips: flex 80
+        knees: flex 100
+        shoulders: flex 70
+        ankles: plantarflex 45
+      step "Cat: round up" 2.5s flow:
+        spine: flex 25
+        chest: flex 15
+        neck: flex 30
+        ground-lock: hands, feet
+      step "Cow: arch down" 2.5s flow:
+        spine: extend 15
+        chest: extend 5
+        neck: extend 25
+        ground-lock: hands, feet
+      step "Back to neutral" 1.5s settle:
+        spine: hold neutral
+        chest: hold neutral
+        neck: hold neutral
+        ground-lock: hands, feet
+"""

@@ -16,7 +16,7 @@ from ..fk import joint_xyz, subtree
 from ..rig import SOLVER
 from ..rest import centre_of_mass
 from ..rotation import axis_angle_matrix, norm3, vadd, vdot, vscale
-from .hands import hold_uppers
+from .hands import hold_uppers, palm_slip
 from .limb import level_angles, level_foot, level_report, swivel, swivel_turn, two_bone
 from .measure import ANKLES, contact_height, hold_error, hold_error_xyz, hold_point
 from .pose import Pose
@@ -135,7 +135,7 @@ def round_settled(pose: Pose, feet: list[str], carry: list[str], planted: list[s
 
 
 def ground_lock(pose: Pose, locks: tuple[str, ...], anchors: dict[str, np.ndarray],
-                 semantic_ankle: dict[str, float], result: PhaseSolution) -> None:
+                 semantic_ankle: dict[str, float], result: PhaseSolution, kneeling: bool = False) -> None:
     feet = [s for s in ("left", "right") if f"foot_{s}" in locks]
     uppers = [c for c in locks if c.startswith(("hand", "elbow"))]
     if "back" in locks:
@@ -229,28 +229,87 @@ def ground_lock(pose: Pose, locks: tuple[str, ...], anchors: dict[str, np.ndarra
             w = pose.world()
             return float(np.mean([w.pos[EFFECTOR_BONE[c]][1] - contact_height(w, c) for c in support]))
 
-        # pivot, then hold; again (``pivotRounds``) when a held arm could not reach its anchor
-        # (a straight arm: the body pivots down to it)
-        for _round in range(int(SOLVER["pivotRounds"])):
-            for _ in range(int(SOLVER["pivotIterations"])):
-                e0 = err()
-                if abs(e0) < float(SOLVER["pivotTolerance"]):
-                    break
-                w = pose.world()
-                # about the feet's floor contacts (the toes of feet on their toes): the turn keeps
-                # them in place
-                pivot = np.mean([hold_point(w, s)[0] for s in carry], axis=0)
-                probe = float(SOLVER["pivotProbeStep"])
-                pose.rotate_root_about(yaw_axis, probe, pivot)
-                d = (err() - e0) / probe
-                pose.rotate_root_about(yaw_axis, -probe, pivot)
-                if abs(d) < 1e-4:
-                    break
-                lim = float(SOLVER["pivotMaxStep"])
-                step = float(np.clip(-e0 / d, -lim, lim))
-                pose.rotate_root_about(yaw_axis, step, pivot)
-            hold_uppers(pose, uppers, anchors)
+        def knees() -> float:
+            return min(k[1] for k in knee_bottoms(pose.world(), carry))
+
+        # on all fours (``kneeling``: the phase starts on both knees, :func:`kneels`) the body
+        # turns until the knees are on the floor and the arms reach the hands from there: a turn
+        # onto the hands lifted the knees 2-3 cm between phase ends
+        def pivot_onto(g) -> None:
+            # pivot, then hold; again (``pivotRounds``) when a held arm could not reach its anchor
+            # (a straight arm: the body pivots down to it)
+            for _round in range(int(SOLVER["pivotRounds"])):
+                for _ in range(int(SOLVER["pivotIterations"])):
+                    e0 = g()
+                    if abs(e0) < float(SOLVER["pivotTolerance"]):
+                        break
+                    w = pose.world()
+                    # about the feet's floor contacts (the toes of feet on their toes): the turn
+                    # keeps them in place
+                    pivot = np.mean([hold_point(w, s)[0] for s in carry], axis=0)
+                    probe = float(SOLVER["pivotProbeStep"])
+                    pose.rotate_root_about(yaw_axis, probe, pivot)
+                    d = (g() - e0) / probe
+                    pose.rotate_root_about(yaw_axis, -probe, pivot)
+                    if abs(d) < 1e-4:
+                        break
+                    lim = float(SOLVER["pivotMaxStep"])
+                    step = float(np.clip(-e0 / d, -lim, lim))
+                    pose.rotate_root_about(yaw_axis, step, pivot)
+                hold_uppers(pose, uppers, anchors)
+
+        if kneeling:
+            saved = (pose.root_pos.copy(), pose.root_rot.copy(), dict(pose.euler))
+            pivot_onto(knees)
+            share = kneel_release(max(abs(err()), palm_slip(pose, uppers, anchors)))
+            if share > 0.0:
+                # as far as the arms cannot hold the hands where they were planted from the knees,
+                # the body turns onto its hands instead, as on a plank
+                for bone, e in saved[2].items():
+                    pose.set_euler(bone, e)
+                pose.place_root(saved[0], saved[1])
+                pivot_onto(err if share >= 1.0 else (lambda: (1.0 - share) * knees() + share * err()))
+        else:
+            pivot_onto(err)
     result.planted.update({f"foot_{s}": pose.world().landmarks[f"sole_{s}"].copy() for s in planted})
+
+
+def kneel_release(miss: float) -> float:
+    """How far (0–1) a body on all fours turns from its knees onto its hands when, turned onto its
+    knees, its arms miss the hands' anchors by ``miss`` (m: the larger of the hands' mean height
+    gap and the farthest palm's slide): none up to ``plantTolerance``, all from 3 ×, smoothstep
+    between. The pivot's target is then (1 − s)·knees + s·hands, so the turn moves continuously
+    from one to the other as the spine's angles take the shoulders out of the arms' reach (a
+    choice between the two slid the hands 13.8 mm in one frame). Same rule in
+    runtime/solvers/groundlock.js ``pivotOnFeet``."""
+    tol = float(SOLVER["plantTolerance"])
+    x = min(1.0, max(0.0, (miss - 0.4 * tol) / (0.6 * tol)))
+    return x * x * (3.0 - 2.0 * x)
+
+
+def knee_bottoms(w, sides: list[str]) -> list[tuple[float, float, float]]:
+    """The lowest points (m) of the knee ends of the shin capsules of legs ``sides``."""
+    out = []
+    for a, b, r0, _r1 in w.avatar.segments:
+        if b in ("ankle_left", "ankle_right") and b[6:] in sides:
+            x, y, z = (float(v) for v in w.pos[a])
+            out.append((x, y - r0, z))
+    return out
+
+
+def kneels(w, locks) -> bool:
+    """Whether a phase that locks hands or forearms with both feet starts on all fours: in ``w``
+    (the pose it starts from: the previous phase's end) both knees (their shin capsules' knee
+    ends) are within ``solver.plantedHeight`` of the floor and each lower than its foot's held
+    point by ``plantTolerance`` (the legs rest on the knees, the feet behind; on a plank the toes
+    are the lowest; a cat's feet come down to 3 cm over the floor as the back rounds). Decided
+    once a phase. Same in runtime/solvers/plan.js (``lockKneel``)."""
+    if not ({"foot_left", "foot_right"} <= set(locks)) or not any(c.startswith(("hand", "elbow")) for c in locks):
+        return False
+    band = float(SOLVER["plantedHeight"])
+    sides = ["left", "right"]
+    return all(abs(k[1]) <= band and k[1] < float(hold_point(w, s)[0][1]) - float(SOLVER["plantTolerance"])
+               for k, s in zip(knee_bottoms(w, sides), sides))
 
 
 def sit_back(pose: Pose, held: list[tuple[str, float, float]], anchors: dict,
@@ -406,7 +465,7 @@ SIT_BACK_ROOM_DONE_M = 2e-3
 def run(st) -> None:
     """The ground-lock pass of one phase end (``st``: :class:`~.plan.PhaseState`)."""
     if st.kf.ground_lock:
-        ground_lock(st.pose, st.kf.ground_lock, st.anchors, st.sem_ankle, st.res)
+        ground_lock(st.pose, st.kf.ground_lock, st.anchors, st.sem_ankle, st.res, kneels(st.prev.world, st.kf.ground_lock))
 
 
 def measure_drift(st) -> None:

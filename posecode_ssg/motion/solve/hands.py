@@ -72,6 +72,18 @@ def hold_uppers(pose: Pose, uppers: list[str], anchors: dict[str, np.ndarray]) -
                 aim(pose, f"shoulder_{s}", f"elbow_{s}", t)
 
 
+def palm_slip(pose: Pose, uppers: list[str], anchors: dict[str, np.ndarray]) -> float:
+    """The farthest (m) a held hand's palm lies from its anchor, horizontally (runtime/solvers/
+    hands.js ``palmSlip``)."""
+    w = pose.world()
+    worst = 0.0
+    for c in uppers:
+        if c.startswith("hand") and c in anchors:
+            d = w.landmarks[f"palm_{side_of(c)}"] - anchors[c]
+            worst = max(worst, math.hypot(float(d[0]), float(d[2])))
+    return worst
+
+
 def palm_flat(pose: Pose, side: str) -> None:
     """A palm held on (or reaching) the floor presents its surface to it (spec §5 reach: the solver may
     redistribute incompatible authored roll into a legal forearm/wrist frame; KR §7.2).

@@ -78,6 +78,10 @@ class Pose:
         self.euler[bone] = e
         self._fk.set_local(bone, local_matrix(e))
 
+    def place_root(self, root_pos: np.ndarray, root_rot: np.ndarray) -> None:
+        """Put the root at ``root_pos`` (m, (3,)) with rotation ``root_rot`` (3, 3) (copied)."""
+        self._fk.set_root(root_pos=np.asarray(root_pos, float).copy(), root_rot=np.asarray(root_rot, float).copy())
+
     def rotate_root_about(self, axis: np.ndarray, angle: float, pivot: np.ndarray) -> None:
         R = axis_angle_matrix(axis, angle)
         self._fk.set_root(root_pos=pivot + R.dot(self._fk.root_pos - pivot), root_rot=R.dot(self._fk.root_rot))

@@ -8,7 +8,7 @@
 
 import { ankleX, flatAnkle, holdError, holdMu, placeXZ } from "./measure.js";
 import { axisAngle, DEG, matrix, mul, rotateVec, turnXZ } from "../quat.js";
-import { holdUppers, upperGap } from "./hands.js";
+import { holdUppers, palmSlip, upperGap } from "./hands.js";
 import { levelFoot, levelled, shiftLeg, swivel } from "./limb.js";
 
 /**
@@ -325,9 +325,37 @@ function pivotOnFeet(ctx) {
   _ax[0] = m[0]; _ax[1] = 0; _ax[2] = m[6];
   const n = Math.max(Math.hypot(_ax[0], _ax[2]), 1e-9);
   _ax[0] /= n; _ax[2] /= n;
-  for (let round = 0; round < solver.pivotRounds; round++) {   // again when a held arm fell short
+  const gap = () => upperGap(ctx);
+  if (!p.lockKneel) { pivotOnto(ctx, gap); return; }
+  // on all fours (plan.lockKneel: the phase starts on both knees) the body turns until the knees
+  // are on the floor, and the arms reach the hands from there; as far as they cannot hold them
+  // where they were planted, it turns onto its hands instead, as on a plank: the turn is the root
+  // of (1 − s)·knees + s·hands, s the kneel release of the hands' miss from the knees
+  // (solve/groundlock.py `kneel_release`), continuous as the miss grows
+  if (_kneelQ.length < ctx.localQ.length) _kneelQ = new Float64Array(ctx.localQ.length);
+  _kneelQ.set(ctx.localQ); _kneelRoot.set(sk.rootPos); _kneelRoot.set(sk.rootQ, 3);
+  const knees = () => kneesLow(sk, p);
+  pivotOnto(ctx, knees);
+  const tol = solver.plantTolerance, x = Math.min(1, Math.max(0, (Math.max(Math.abs(gap()), palmSlip(ctx)) - 0.4 * tol) / (0.6 * tol)));
+  const share = x * x * (3 - 2 * x);
+  if (share > 0) {
+    ctx.localQ.set(_kneelQ.subarray(0, ctx.localQ.length));
+    sk.rootPos.set(_kneelRoot.subarray(0, 3)); sk.rootQ.set(_kneelRoot.subarray(3, 7));
+    sk.forward(ctx.localQ);
+    pivotOnto(ctx, share >= 1 ? gap : () => (1 - share) * knees() + share * gap());
+  }
+}
+
+let _kneelQ = new Float64Array(0);
+const _kneelRoot = new Float64Array(7);
+
+/** Pivot rounds (`solver.pivotRounds`): Newton turns about the feet until `f()` is zero, then the
+ * held hands / forearms are held (again when a held arm fell short). */
+function pivotOnto(ctx, f) {
+  const sk = ctx.skeleton, p = ctx.plan, solver = ctx.rig.solver;
+  for (let round = 0; round < solver.pivotRounds; round++) {
     for (let it = 0; it < solver.pivotIterations; it++) {
-      const e0 = upperGap(ctx);
+      const e0 = f();
       if (Math.abs(e0) < solver.pivotTolerance) break;
       _pv.fill(0);
       // about the feet's floor contacts (the toes of feet on their toes), which the turn keeps in place
@@ -344,7 +372,7 @@ function pivotOnFeet(ctx) {
       for (let a = 0; a < 3; a++) _pv[a] /= nf;
       const probe = solver.pivotProbeStep;
       rotateRootAbout(ctx, _ax, probe, _pv);
-      const d = (upperGap(ctx) - e0) / probe;
+      const d = (f() - e0) / probe;
       rotateRootAbout(ctx, _ax, -probe, _pv);
       if (Math.abs(d) < 1e-4) break;
       const step = Math.min(Math.max(-e0 / d, -solver.pivotMaxStep), solver.pivotMaxStep);
@@ -352,6 +380,17 @@ function pivotOnFeet(ctx) {
     }
     holdUppers(ctx);
   }
+}
+
+/** The lowest knee end (m) of the carrying legs' shin capsules (solve/groundlock.py `knee_bottoms`). */
+function kneesLow(sk, p) {
+  const any = p.lockHeld.some((h) => h), P = sk.worldP;
+  let low = Infinity;
+  for (let k = 0; k < p.lockAnkles.length; k++) {
+    if (!p.lockHeld[k] && any) continue;
+    low = Math.min(low, P[p.lockKnee[k] * 3 + 1] - p.lockKneeR[k]);
+  }
+  return low;
 }
 
 /** Drop the locked feet onto the floor (lowest foot point at y = 0). */

@@ -35,6 +35,19 @@ function anchorAt(ctx, u) {
   placeXZ(ctx, _a, 0, ctx.root[0], u.anchor[0], u.anchor[1]);
 }
 
+/** The farthest (m) a held hand's palm lies from its anchor, horizontally (solve/hands.py `palm_slip`). */
+export function palmSlip(ctx) {
+  const U = ctx.plan.uppers, L = ctx.skeleton.landmarkP;
+  let worst = 0;
+  for (let i = 0; i < U.length; i++) {
+    const u = U[i];
+    if (!u.hand || !u.held) continue;
+    anchorAt(ctx, u);
+    worst = Math.max(worst, Math.hypot(L[u.palm * 3] - _a[0], L[u.palm * 3 + 2] - _a[1]));
+  }
+  return worst;
+}
+
 /** Mean height (m) of the held hands / forearms (all, when none is held) above their floor
  * contact height: the error the body's pivot about the feet drives to zero (groundlock.js). */
 export function upperGap(ctx) {

@@ -18,7 +18,7 @@
  */
 
 import { makeChain } from "./ccd.js";
-import { contactHeight, contactHeightRule, footprint, propAnchor } from "./measure.js";
+import { contactHeight, contactHeightRule, footprint, holdMu, propAnchor } from "./measure.js";
 import { turnXZ } from "../quat.js";
 
 const SIDES = ["left", "right"];
@@ -200,6 +200,22 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
     plan.footDrift = feet.map((s) => footWarning("foot-drift", `foot_${s}`, phase.name));
     plan.lockHeel = ids("heel", feet, sk.landmarkIndex);
     plan.lockToe = ids("toe", feet, sk.landmarkIndex);
+    // on all fours from the start (`sk`: the previous phase's end): both knees (their shin
+    // capsules' knee ends) within plantedHeight of the floor and each lower than its foot's held
+    // point by plantTolerance; the body then turns onto its knees, not its hands (groundlock.js
+    // `pivotOnFeet`; solve/groundlock.py `kneels`)
+    plan.lockKnee = ids("knee", feet);
+    plan.lockKneeR = Float64Array.from(plan.lockKnee, (knee, k) => {
+      for (let i = 0; i < sk.segFrom.length; i++) if (sk.segFrom[i] === knee && sk.segTo[i] === plan.lockAnkles[k]) return sk.segR[2 * i];
+      return 0;
+    });
+    const band = rig.solver.plantedHeight, LP = sk.landmarkP;
+    plan.lockKneel = feet.length === 2 && !plan.lockLevel && feet.every((_s, k) => {
+      const knee = sk.worldP[plan.lockKnee[k] * 3 + 1] - plan.lockKneeR[k];
+      const so = plan.lockSole[k] * 3, to = plan.lockToe[k] * 3;
+      const m = holdMu(LP, plan.lockSole[k], plan.lockToe[k], plan.lockHeel[k], rig.solver.plantTolerance);
+      return Math.abs(knee) <= band && knee < LP[so + 1] + m * (LP[to + 1] - LP[so + 1]) - rig.solver.plantTolerance;
+    });
     // held: on the floor and part of the previous support (a foot arriving from the air is not)
     const holds = feet.map((s) => sk.lowestByBone[sk.index.get(`ankle_${s}`)] <= planted && support.has(`foot_${s}`));
     // a single held foot is the pivot of a turn: world-fixed, only carried by travel (a foot
