@@ -518,6 +518,9 @@ SOLVER: Mapping[str, Any] = MappingProxyType({
     # pitch from 5 cm (plantedHeight), smoothstep between, so the ankle does not snap from the
     # levelled to the authored angle in one frame as the foot rises (15 deg in a hamstring curl)
     "levelBand": (0.6, 1.0),
+    # on all fours (groundlock.py kneel_release): the body turns from its knees onto its hands as
+    # the arms' miss of the hands from the knees grows over this band (x plantTolerance)
+    "kneelReleaseBand": (0.4, 1.0),
     "firmHold": 0.999,            # a hold weight at or above this is a firm hold (planted, reported)
     "levelMissDeg": 0.25,         # deg: a levelled foot short of flat by more than this is reported
     "pivotProbeStep": 0.01,       # rad: finite-difference step of the hands/forearms pivot's Newton step

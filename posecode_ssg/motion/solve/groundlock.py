@@ -277,13 +277,14 @@ def ground_lock(pose: Pose, locks: tuple[str, ...], anchors: dict[str, np.ndarra
 def kneel_release(miss: float) -> float:
     """How far (0–1) a body on all fours turns from its knees onto its hands when, turned onto its
     knees, its arms miss the hands' anchors by ``miss`` (m: the larger of the hands' mean height
-    gap and the farthest palm's slide): none up to ``plantTolerance``, all from 3 ×, smoothstep
-    between. The pivot's target is then (1 − s)·knees + s·hands, so the turn moves continuously
+    gap and the farthest palm's slide): none up to ``solver.kneelReleaseBand[0]`` ×
+    ``plantTolerance`` (2 mm), all from ``[1]`` × (5 mm, eval's drift limit), smoothstep between. The pivot's target is then (1 − s)·knees + s·hands, so the turn moves continuously
     from one to the other as the spine's angles take the shoulders out of the arms' reach (a
     choice between the two slid the hands 13.8 mm in one frame). Same rule in
     runtime/solvers/groundlock.js ``pivotOnFeet``."""
     tol = float(SOLVER["plantTolerance"])
-    x = min(1.0, max(0.0, (miss - 0.4 * tol) / (0.6 * tol)))
+    lo, hi = (b * tol for b in SOLVER["kneelReleaseBand"])
+    x = min(1.0, max(0.0, (miss - lo) / (hi - lo)))
     return x * x * (3.0 - 2.0 * x)
 
 

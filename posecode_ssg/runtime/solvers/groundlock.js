@@ -336,7 +336,8 @@ function pivotOnFeet(ctx) {
   _kneelQ.set(ctx.localQ); _kneelRoot.set(sk.rootPos); _kneelRoot.set(sk.rootQ, 3);
   const knees = () => kneesLow(sk, p);
   pivotOnto(ctx, knees);
-  const tol = solver.plantTolerance, x = Math.min(1, Math.max(0, (Math.max(Math.abs(gap()), palmSlip(ctx)) - 0.4 * tol) / (0.6 * tol)));
+  const tol = solver.plantTolerance, [rLo, rHi] = solver.kneelReleaseBand;
+  const x = Math.min(1, Math.max(0, (Math.max(Math.abs(gap()), palmSlip(ctx)) - rLo * tol) / ((rHi - rLo) * tol)));
   const share = x * x * (3 - 2 * x);
   if (share > 0) {
     ctx.localQ.set(_kneelQ.subarray(0, ctx.localQ.length));
