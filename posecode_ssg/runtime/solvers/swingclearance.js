@@ -59,6 +59,17 @@ const _he = new Float64Array(3), _hq = new Float64Array(4);
 const _m = new Float64Array(9);
 
 /**
+ * Turn the knee of swing record `f` so the foot's lowest point — toe or heel landmark, or the
+ * ankle joint when neither is below it — rises by `dy` (m; negative: comes down), the flexion
+ * preferred with `wideFirst` ({@link hingeUp}). Returns the turn (degrees).
+ */
+function kneeTurn(ctx, f, dy, wideFirst) {
+  const P = ctx.skeleton.worldP, L = ctx.skeleton.landmarkP, a = f.ankle * 3, h = f.heel * 3, t = f.toe * 3;
+  const lowest = L[t + 1] < L[h + 1] ? (L[t + 1] < P[a + 1] ? t : -1) : (L[h + 1] < P[a + 1] ? h : -1);
+  return hingeUp(ctx, f.knee, lowest < 0 ? P : L, lowest < 0 ? a : lowest, dy, 0, wideFirst);
+}
+
+/**
  * Swing clearance (solve/swingclearance.py `clear_free_limbs`): while the body rests on a ground-locked or
  * floor-pinned contact, a leg with no contact of its own this phase (or whose locked foot arrives
  * from the air) that the pose pushes through the floor is lifted within its own chain, not by the
@@ -84,7 +95,7 @@ export function clearFreeLimbs(ctx, sw = ctx.plan.swing) {
   // a leg swinging out): flexing a knee over a flat foot first dips its toes
   const graze = fl - 0.2 * ctx.rig.solver.plantTolerance, reached = sw !== ctx.plan.swing;
   for (let i = 0; i < sw.length; i++) {
-    const f = sw[i], a = f.ankle * 3, h = f.heel * 3, t = f.toe * 3, k = f.knee * 4;
+    const f = sw[i], h = f.heel * 3, t = f.toe * 3, k = f.knee * 4;
     // on its heel or not: decided once per phase for the first round (decided per frame, a flat
     // foot's tie would flip the branch from frame to frame): on its heel when the heel is no higher
     // than the toe (1 mm) at both keyframes, the phase's start (plan.js) and end (its first solve,
@@ -113,8 +124,7 @@ export function clearFreeLimbs(ctx, sw = ctx.plan.swing) {
       } else hingeUp(ctx, f.ankle, L, t, fl - lb[f.ankle], 0, false, true);
       sk.measureLowest();
       if (lb[f.ankle] < graze) {
-        const lowest = L[t + 1] < L[h + 1] ? (L[t + 1] < P[a + 1] ? t : -1) : (L[h + 1] < P[a + 1] ? h : -1);
-        hingeUp(ctx, f.knee, lowest < 0 ? P : L, lowest < 0 ? a : lowest, graze - lb[f.ankle], 0, true);
+        kneeTurn(ctx, f, graze - lb[f.ankle], true);
         sk.measureLowest();
       }
       if (lb[f.knee] < graze) hingeUp(ctx, sk.parent[f.knee], P, f.knee * 3, graze - lb[f.knee], 2);
@@ -136,16 +146,14 @@ export function clearFreeLimbs(ctx, sw = ctx.plan.swing) {
  * 19 cm behind it.
  */
 export function keepFreeFeetDown(ctx, pre, ramp) {
-  const sk = ctx.skeleton, P = sk.worldP, L = sk.landmarkP, lb = sk.lowestByBone, sw = ctx.plan.swing, solver = ctx.rig.solver;
+  const sk = ctx.skeleton, lb = sk.lowestByBone, sw = ctx.plan.swing, solver = ctx.rig.solver;
   const [lo, hi] = solver.shiftHeightBand, h = solver.plantedHeight;
   sk.measureLowest();
   for (let i = 0; i < sw.length; i++) {
     const f = sw[i], w = f.free ? ramp * holdWeight(pre[i], h, lo, hi) * holdWeight(f.low0, h, lo, hi) : 0;
     const rise = lb[f.ankle] - Math.max(pre[i], 0);   // never below the floor (the clearance put it there)
     if (!(w > 0) || !(rise > 1e-5)) continue;
-    const a = f.ankle * 3, ht = f.heel * 3, t = f.toe * 3;
-    const lowest = L[t + 1] < L[ht + 1] ? (L[t + 1] < P[a + 1] ? t : -1) : (L[ht + 1] < P[a + 1] ? ht : -1);
-    hingeUp(ctx, f.knee, lowest < 0 ? P : L, lowest < 0 ? a : lowest, -w * rise, 0, false);
+    kneeTurn(ctx, f, -w * rise, false);
     sk.measureLowest();
   }
 }
