@@ -29,7 +29,7 @@ from .snapshots import (
     take_snapshot,
 )
 from .source import PreviewSource
-from .watch import modified_since, quiet_remaining, watch_sources
+from .watch import file_states, modified_since, quiet_remaining, watch_sources
 
 
 @dataclass
@@ -201,13 +201,18 @@ class LiveSite:
             self._change_seen_at = None
             last_start = loop.time()
             started_ns = time.time_ns()
+            states = file_states(changed)
             self._idle.clear()
 
-            def superseded(changed: set[str] = changed, started_ns: int = started_ns) -> bool:
+            def superseded(changed: set[str] = changed, started_ns: int = started_ns,
+                           states: dict = states) -> bool:
                 # A newer change is queued, or a file this build read was
-                # written again while it ran (its event is still on the way):
-                # this output may mix versions, so nobody is told about it.
-                return self._wake.is_set() or modified_since(changed, started_ns)  # type: ignore[union-attr]
+                # written again while it ran (its event is still on the way;
+                # its size or mtime moved even when a coarse mtime predates
+                # the start): this output may hold half a file or mix
+                # versions, so nobody is told about it.
+                return (self._wake.is_set()  # type: ignore[union-attr]
+                        or modified_since(changed, started_ns) or file_states(changed) != states)
 
             try:
                 config_paths = {str(p) for p in self.source.watch_files()}

@@ -49,6 +49,25 @@ def modified_since(paths: Iterable[str], since_ns: int) -> bool:
     return False
 
 
+def file_states(paths: Iterable[str]) -> dict[str, tuple[int, int] | None]:
+    """Size and modification time (ns) of each of ``paths`` (``None`` when it cannot be read).
+
+    Comparing two of these tells a build whether a file it read was written
+    while it ran even where the file system stamps modification times from a
+    coarse clock (a write a few ms after the build started can carry an
+    mtime from before it); a half-written file still grows or shrinks.
+    """
+    states: dict[str, tuple[int, int] | None] = {}
+    for path in paths:
+        try:
+            info = os.stat(path)
+        except OSError:
+            states[path] = None
+        else:
+            states[path] = (info.st_size, info.st_mtime_ns)
+    return states
+
+
 async def watch_sources(
     source: PreviewSource,
     *,
