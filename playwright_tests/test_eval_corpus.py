@@ -53,8 +53,7 @@ TRANSFER = ('the weight passes from foot to foot inside one phase or across a ph
             'foot pinned to the box top is not a stance foot')
 LYING = ('lying or seated: its phase ends rest or settle on what holds them (issue 19 item 1), but between them the '
          'interpolated turn of a body the floor alone holds is not re-solved (bicycle crunch), a seated body\'s hip '
-         'flexion lifts its legs and it rests balanced on the buttocks, legs up (seated fold), or a held body\'s '
-         'centre of mass passes 20 mm beside its one contact line (superman, prone on elbows)')
+         'flexion lifts its legs and it rests balanced on the buttocks, legs up (seated fold)')
 STANDING_KNEEL = ('kneeling or on hands and feet from a standing start: a standing body is never tipped, so the '
                   'settle does not apply (issue 19 item 1); needs a settle for bodies whose start stands')
 SUPPORT_PENDING: dict[str, str] = {
@@ -70,11 +69,9 @@ SUPPORT_PENDING: dict[str, str] = {
     'mountain-climber.posecode': TRANSFER,
     'props/box-step-up.md': TRANSFER,
     'props/wall-sit.md': TWO_FOOT,
-    'rehab/prone-on-elbows.md': LYING,
     'seated-forward-fold.posecode': LYING,
     'step-up.posecode': TRANSFER,
     'superhero-landing.posecode': STANDING_KNEEL,
-    'superman.posecode': LYING,
     'walk-cycle.posecode': TRANSFER,
     'wall-sit.posecode': TWO_FOOT,
 }

@@ -11,7 +11,8 @@ horizontal plane, of where it touches the floor or a prop.
   sole box corners; the primitives of the lowest-point measure) whose extreme point towards a
   surface lies within :data:`CONTACT_BAND_M` of it or in it: the floor (y = 0, or below it), and
   each face of a declared prop's solid boxes (its top: the box, the seat; its sides: the wall,
-  the chair's backrest), within the face's extent. A prop's **blocking faces** (rig.json
+  the chair's backrest), within the face's extent; and a capsule lying along the floor as far
+  along as its surface stays in the band (:func:`capsule_floor_contacts`). A prop's **blocking faces** (rig.json
   ``props.*.faces``: the wall, the backrest, the seat edge, the box's near face) are touched the
   way they are pushed against: by the body capsules the props pass rests on them and ``penetration``
   measures (evaluate/props.py :func:`body_capsules`, radii ``avatar.collision``) — a capsule
@@ -168,6 +169,32 @@ def face_contacts(ctx: Context) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(touch, axis=1), np.concatenate(point, axis=1)
 
 
+def capsule_floor_contacts(ctx: Context) -> tuple[np.ndarray, np.ndarray]:
+    """(N, K) whether each mesh capsule (``avatar.segments``) lies along the floor past one of its
+    end spheres, and (N, K, 3) the far end of that stretch: a capsule touches the floor wherever
+    its surface is within :data:`CONTACT_BAND_M`, not only at its ends (a prone body's lumbar
+    capsule from the pelvis toward the chest). Its lowest surface point over the axis parameter
+    s is taken as linear, h(s) = (1 − s)(y_a − r_a) + s(y_b − r_b) (exact at the end spheres; the
+    rig's capsules taper little), so the stretch within the band ends at s* = (band − h_a) /
+    (h_b − h_a) when exactly one end is in it; the point is the axis point there, put on the
+    floor. Both ends in the band are already :func:`contact_mask`'s contacts."""
+    s, av = ctx.s, ctx.avatar
+    bones = {b: i for i, b in enumerate(s.bones)}
+    marks = {m: i for i, m in enumerate(s.landmarks)}
+    band = CONTACT_BAND_M
+    touch, point = [], []
+    for seg in av["segments"]:
+        a, b = (s.pos[:, bones[n]] if n in bones else s.lm[:, marks[n]] for n in (seg["from"], seg["to"]))
+        ha, hb = a[:, 1] - seg["r"][0], b[:, 1] - seg["r"][1]
+        one = (ha <= band) != (hb <= band)
+        t = np.clip((band - ha) / np.where(one, hb - ha, 1.0), 0.0, 1.0)[:, None]
+        p = a + t * (b - a)
+        p[:, 1] = np.minimum(ha, hb)
+        touch.append(one)
+        point.append(p)
+    return np.stack(touch, axis=1), np.stack(point, axis=1)
+
+
 def hull_distances(points: np.ndarray, touch: np.ndarray, c: np.ndarray) -> np.ndarray:
     """(N,) distance (m) from each ``c`` (N, 2) to the convex hull of its touching ``points``
     (N, P, 2) (``touch`` (N, P)), 0 inside (motion/support.py :func:`base_gaps`)."""
@@ -180,7 +207,9 @@ def support_distances(ctx: Context) -> tuple[np.ndarray, np.ndarray]:
     com = centre_of_mass(ctx)
     touch, point = contact_mask(ctx, extreme_points(ctx))
     ftouch, fpoint = face_contacts(ctx)
-    touch, point = np.concatenate([touch, ftouch], axis=1), np.concatenate([point, fpoint], axis=1)
+    ctouch, cpoint = capsule_floor_contacts(ctx)
+    touch = np.concatenate([touch, ftouch, ctouch], axis=1)
+    point = np.concatenate([point, fpoint, cpoint], axis=1)
     gripped = np.zeros(ctx.n, bool)
     for seg, a, b in ctx.runs:
         gripped[a:b + 1] = bool(ctx.phase(seg).get("grip"))

@@ -114,3 +114,41 @@ def test_a_wall_the_torso_does_not_reach_is_no_support():
     alone = evaluate_samples(s, {**mot, "props": []}, RIG)
     res = evaluate_samples(s, mot, RIG)
     assert res.worst["support"] == pytest.approx(alone.worst["support"], abs=1e-9) and res.worst["support"] > 100.0
+
+
+class _Capsule:
+    """A minimal evaluation context holding one mesh capsule from joint ``a`` to joint ``b``."""
+
+    def __init__(self, a, b, r):
+        self.s = type("S", (), {"bones": ["a", "b"], "landmarks": [],
+                                "pos": np.array([[a, b]], float), "lm": np.zeros((1, 0, 3))})()
+        self.avatar = {"segments": [{"from": "a", "to": "b", "r": [r, r]}]}
+
+
+def test_a_capsule_lying_along_the_floor_touches_it_as_far_as_it_is_within_the_band():
+    from posecode_ssg.evaluate.support import CONTACT_BAND_M, capsule_floor_contacts
+    r = 0.06
+    # one end's surface 2 mm over the floor, the other's 30 mm, 0.4 m further along z: the surface
+    # rises 28 mm over 0.4 m, so it leaves the 10 mm band (8 mm higher) 0.4 × 8 / 28 m along
+    touch, point = capsule_floor_contacts(_Capsule((0.0, r + 0.002, 0.0), (0.0, r + 0.030, 0.4), r))
+    assert CONTACT_BAND_M == pytest.approx(0.010)
+    assert touch.tolist() == [[True]]
+    assert point[0, 0, 2] == pytest.approx(0.4 * 0.008 / 0.028)
+    assert point[0, 0, 0] == pytest.approx(0.0)
+    # both ends in the band (their end spheres already touch) or neither: no extra contact
+    for ya, yb in ((0.002, 0.008), (0.012, 0.030)):
+        touch, _ = capsule_floor_contacts(_Capsule((0.0, r + ya, 0.0), (0.0, r + yb, 0.4), r))
+        assert touch.tolist() == [[False]]
+
+
+def test_a_body_resting_on_a_capsule_is_supported_between_its_ends():
+    # the centre of mass over the capsule's in-band stretch: inside; past its end: outside
+    from posecode_ssg.evaluate.support import capsule_floor_contacts
+    r = 0.06
+    touch, point = capsule_floor_contacts(_Capsule((0.0, r + 0.0, 0.0), (0.0, r + 0.020, 0.4), r))
+    pts = np.concatenate([np.array([[[0.0, 0.0, 0.0]]]), point], axis=1)[..., [0, 2]]
+    both = np.concatenate([np.ones((1, 1), bool), touch], axis=1)
+    inside = hull_distances(pts, both, np.array([[0.0, 0.15]]))
+    outside = hull_distances(pts, both, np.array([[0.0, 0.25]]))
+    assert inside[0] == pytest.approx(0.0)
+    assert outside[0] == pytest.approx(0.25 - 0.2, abs=1e-4)   # the stretch ends at 0.4 × 10 / 20 m
