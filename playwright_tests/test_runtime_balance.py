@@ -12,7 +12,7 @@ from posecode_ssg.language import parse
 from posecode_ssg.motion import compile_ir
 from posecode_ssg.motion.diagnostics import kinematic_diagnostics
 
-from tests.motion.helpers_motion import KNEE_UP
+from tests.motion.helpers_motion import KNEE_UP, TOE_TAP
 
 from .pages import needs_browser, shared_path
 
@@ -74,3 +74,26 @@ def test_a_curl_with_both_feet_locked_stands_over_the_other_foot_at_60_hz(browse
         samples = rp.sample(motion, 60.0)
         metrics = evaluate_samples(samples, motion, rp.rig)
     assert [f"{v.metric} {v.subject} {v.value:.1f} at {v.t:.3f}" for v in metrics.violations] == []
+
+
+def test_a_toe_tap_ends_over_the_sole_and_the_toe_as_the_numpy_solve_does(browser):
+    """A forward toe tap (tests/motion/test_motion_balance_free_foot.py): the free foot touches
+    with its toes only, so the body goes over the base the stance sole and the toe make
+    (solvers/balance.js ``overBase`` with the free sole's corners); at the tap's end the runtime's
+    centre of mass is the numpy twin's, within 5 mm, and inside that base within 20 mm."""
+    from posecode_ssg.evaluate.context import Context
+    from posecode_ssg.evaluate.support import centre_of_mass as sampled_com, support_distances
+    from posecode_ssg.motion.rest import centre_of_mass
+    from posecode_ssg.motion.solve import solve_keyframes
+
+    program = compile_ir(parse(TOE_TAP).ir)
+    motion = program.to_json()
+    with RuntimePage(browser=browser) as rp:
+        samples = rp.sample(motion, 60.0)
+        ctx = Context(samples, motion, rp.rig)
+        gaps, _measured = support_distances(ctx)
+    end = int(abs(samples.t - (1.0 - 1e-3)).argmin())
+    want = centre_of_mass(solve_keyframes(program).phases[0].world)
+    got = sampled_com(ctx)[end]
+    assert abs(got[0] - want[0]) <= 0.005 and abs(got[2] - want[2]) <= 0.005
+    assert gaps[end] <= 20.0

@@ -87,11 +87,11 @@ export class FigureModel {
 
   /**
    * The weight shift's look-ahead and look-behind over one-foot segment `s` (solvers/balance.js),
-   * from probes at `SHIFT_PROBES` + 1 even steps of the segment: the lift share of the rest of
-   * the body (0 down … 1 a band up) and the weights of each stance sole's 4 base corners.
-   * `w.ahead[k]`: the largest lift share within a probe step and `solver.shiftLead` seconds
+   * from probes at `SHIFT_PROBES` + 1 even steps of the segment: the lift shares of the rest of
+   * the body and of the free foot (0 down … 1 a band up) and the weights of each stance sole's 4
+   * base corners (and the free sole's). `w.ahead[k]`, `w.aheadF[k]`: the largest lift share within a probe step and `solver.shiftLead` seconds
    * either side of step k, each weighted by smoothstep(1 − its distance past the step /
-   * shiftLead); `w.cornerE[4nk + j]`: corner j's smallest weight (n stance legs), likewise — the weight goes over
+   * shiftLead); `w.cornerE[4nk + j]`: stance corner j's smallest weight (n stance legs), likewise — the weight goes over
    * before the foot lifts and comes back after it is down, and a base corner (a heel) counts
    * only after it has come down. Both are faded to the probe's own values over shiftLead from the
    * segment's ends, whose instants keep them (the previous end; the numpy phase-end twin).
@@ -101,14 +101,19 @@ export class FigureModel {
     // no look-ahead for a foot locked but lifted by the angles (plan.js `liftedStance`): the lock
     // holds it on the floor until the angles lift it, and a body moved over before would drag it
     const lead = w.lifted ? 0 : this.rig.solver.shiftLead;
-    const C = 4 * w.legs.length, lift = new Float64Array(N + 1), corner = new Float64Array(C * (N + 1));
+    const C = w.corner.length, F = w.free >= 0 ? 4 * w.legs.length : C, corner = new Float64Array(C * (N + 1));
+    // the lift shares of the rest of the body (`liftR`), of the free foot (`liftF`) and of both
+    // (`lift`: the smaller, which times the fades)
+    const lift = new Float64Array(N + 1), liftR = new Float64Array(N + 1), liftF = new Float64Array(N + 1);
     w.probing = true;
     // unshifted: over both feet the pose at the weight-shift pass (balance.js records it while
     // `probing`), over one the pose as shown (after every pass, the entry blend's offsets included)
     const atPass = w.legs.length === 2;
     for (let k = 0; k <= N; k++) {
       this._solve(t0 + (T * k) / N, s);
-      lift[k] = atPass ? w.probe : measureStance(this.ctx, w, w.corner);
+      liftR[k] = atPass ? w.probe : measureStance(this.ctx, w, w.corner);
+      liftF[k] = w.free >= 0 ? w.freeLift : 1;
+      lift[k] = Math.min(liftR[k], liftF[k]);
       corner.set(w.corner, C * k);
     }
     w.probing = false;
@@ -126,18 +131,19 @@ export class FigureModel {
     const fadeIn = Math.min(lead, Math.max(short, (first * T) / N)), fadeOut = Math.min(lead, Math.max(short, ((N - last) * T) / N));
     for (let k = 0; k <= N; k++) {
       const edge = lead > 0 ? Math.min(ease((k * T) / N / fadeIn), ease(((N - k) * T) / N / fadeOut)) : 0;
-      let up = 0;
-      for (let j = 0; j <= N; j++) up = Math.max(up, lift[j] * near(j - k));
-      w.ahead[k] = lift[k] + (up - lift[k]) * edge;
+      let up = 0, upF = 0;
+      for (let j = 0; j <= N; j++) { up = Math.max(up, liftR[j] * near(j - k)); upF = Math.max(upF, liftF[j] * near(j - k)); }
+      w.ahead[k] = liftR[k] + (up - liftR[k]) * edge;
+      w.aheadF[k] = liftF[k] + (upF - liftF[k]) * edge;
       // over both feet after a segment that was not (`rampIn`): from none at its start, which is
       // the previous phase's end, to the probe's own over shiftLead (or the whole segment if
       // shorter, so its end keeps the numpy twin's); else the entry blend's offsets, added after
       // the shift re-solved the legs, tipped the levelled soles (pivot turns' heels coming down)
       if (w.rampIn) w.ahead[k] *= ease((k * T) / N / Math.min(this.rig.solver.shiftLead, T));
-      for (let c = 0; c < C; c++) {
+      for (let c = 0; c < F; c++) {   // (a free sole's corners are measured as shown: balance.js)
         let down = 0;   // how far below 1 the corner's weight is kept
         for (let j = 0; j <= N; j++) down = Math.max(down, (1 - corner[C * j + c]) * near(j - k));
-        w.cornerE[C * k + c] = Math.min(corner[C * k + c], 1 - down * edge);
+        w.cornerE[F * k + c] = Math.min(corner[C * k + c], 1 - down * edge);
       }
     }
   }

@@ -235,3 +235,20 @@ CAT_COW = """
         neck: hold neutral
         ground-lock: hands, feet
 """
+
+
+#: A forward toe tap on a bent standing leg: the free foot touches the floor with its toes only, in
+#: front of the stance foot (test_motion_balance_free_foot.py, playwright_tests/test_runtime_balance.py).
+TOE_TAP = """posecode exercise "Toe tap forward"
+  rig humanoid
+  pose start = standing
+
+  step "Tap" 1s settle:
+    hip_left: flex 15
+    hip_right: flex 15
+    knee_right: flex 15
+    ankle_right: dorsiflex 5
+    ankle_left: plantarflex 25
+    pin: foot_right floor
+    reach: foot_left floor
+"""

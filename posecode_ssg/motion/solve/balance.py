@@ -50,10 +50,71 @@ def foot_rect(corners: np.ndarray, w: np.ndarray) -> list[tuple[float, float]]:
     return [(ox + a * ux + b * vx, oz + a * uz + b * vz) for a in (1.0 - back, front) for b in (1.0 - minus, plus)]
 
 
-def over_base(feet: list[tuple[np.ndarray, np.ndarray]], c: np.ndarray) -> np.ndarray:
+def hull_nearest(points: list[tuple[float, float]], p: tuple[float, float]) -> tuple[float, float]:
+    """The nearest point to ``p`` of the convex hull of ``points`` (a few (a, b) pairs): ``p``
+    itself inside. The hull by Andrew's monotone chain (counter-clockwise, collinear points
+    dropped); outside, the nearest of its edges' nearest points. 1-Lipschitz in ``p`` and
+    continuous in the points. Plain floats: it runs on every phase end. Same steps in
+    runtime/solvers/balance.js ``hullNearest``."""
+    pts = sorted(set(points))
+
+    def cross(o, a, b):
+        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
+    lower: list[tuple[float, float]] = []
+    upper: list[tuple[float, float]] = []
+    for q in pts:
+        while len(lower) >= 2 and cross(lower[-2], lower[-1], q) <= 0.0:
+            lower.pop()
+        lower.append(q)
+    for q in reversed(pts):
+        while len(upper) >= 2 and cross(upper[-2], upper[-1], q) <= 0.0:
+            upper.pop()
+        upper.append(q)
+    hull = lower[:-1] + upper[:-1]
+    k = len(hull)
+    if k >= 3 and all(cross(hull[i], hull[(i + 1) % k], p) >= 0.0 for i in range(k)):
+        return p
+    best, out = math.inf, p
+    for i in range(k):
+        (ax, az), (bx, bz) = hull[i], hull[(i + 1) % k]
+        dx, dz = bx - ax, bz - az
+        t = min(1.0, max(0.0, ((p[0] - ax) * dx + (p[1] - az) * dz) / max(dx * dx + dz * dz, 1e-24)))
+        qx, qz = ax + t * dx, az + t * dz
+        d = (p[0] - qx) ** 2 + (p[1] - qz) ** 2
+        if d < best:
+            best, out = d, (qx, qz)
+    return out
+
+
+def free_corners(w, free: str) -> list[tuple[float, float, float]]:
+    """What the free foot ``free`` adds to the base of a body standing on the other: each
+    bottom corner (x, z) of its sole box and the lowest point of its shoe's ellipsoid (what
+    touches first on a steep foot), with its weight, the hold weight of its height over the
+    floor (:func:`~.groundlock.hold_weight` over ``solver.shiftHeightBand``: all of it within
+    5 mm, none from 1 cm, where eval's support stops counting a contact). A foot touching with
+    its toes (the touch of a step touch, the back foot of a lunge on its ball) adds them, a
+    lifted one nothing, continuously between (:func:`over_base`). Same rule in
+    runtime/solvers/balance.js ``measureStance``."""
+    band = SOLVER["shiftHeightBand"]
+    bone = f"ankle_{free}"
+    points = w.sole_corners(free).tolist()
+    for _n, b, rad, scale, off in w.avatar.volumes:
+        if b == bone:   # the shoe's lowest point: c − M·g/|g|, g row y of M (rest.py `_Mesh.bottoms`)
+            R = w.rot[bone]
+            M = R * (rad * np.asarray(scale, float))[None, :]
+            g = M[1, :]
+            points.append((w.pos[bone] + R @ np.asarray(off, float) - M @ (g / max(float(np.linalg.norm(g)), 1e-12))).tolist())
+    return [(x, z, hold_weight(y, band)) for x, y, z in points]
+
+
+def over_base(feet: list[tuple[np.ndarray, np.ndarray]], c: np.ndarray,
+              extra: list[tuple[float, float, float]] = ()) -> np.ndarray:
     """Where the centre of mass ``c`` (2, x z) goes to stand over the stance soles ``feet``
-    ((corners (4, 2), weights (4,)) each: :func:`foot_rect`): the nearest point of their base,
-    ``c`` itself when inside. The base is the rectangle, in the axes of the feet's mean heading,
+    ((corners (4, 2), weights (4,)) each: :func:`foot_rect`) and the points ``extra`` (x, z) the
+    free foot adds (:func:`free_corners`: (x, z, weight), each drawn towards the centre of the
+    stance soles' part by 1 − its weight): the nearest point of their base, ``c`` itself when
+    inside. The stance soles' part is the rectangle, in the axes of the feet's mean heading,
     around what they bear, each edge ``solver.shiftMargin`` (15 mm) further out: the rig's sole
     box is 75 mm wide and 185 mm long, a person's forefoot about 100 mm and foot 250 mm, so the
     box's edges lie that far inside a real sole's (and the leg leans, and the sole rolls, less:
@@ -61,7 +122,9 @@ def over_base(feet: list[tuple[np.ndarray, np.ndarray]], c: np.ndarray) -> np.nd
     point is the inner edge of the ball on one's toes (where a calf raise bears weight, the
     first metatarsal head); two feet side by side: the convex hull of both. The nearest point of
     a rectangle in its own axes clamps each coordinate (1-Lipschitz in the point and the edges:
-    the target moves with them, never jumps along an edge). Same steps in
+    the target moves with them, never jumps along an edge). With ``extra`` points outside it,
+    the base is the convex hull of the rectangle's corners and them (eval's rule: the hull of
+    what touches), its nearest point :func:`hull_nearest`'s. Same steps in
     runtime/solvers/balance.js ``overBase``."""
     ux = uz = 0.0
     pts: list[tuple[float, float]] = []
@@ -77,9 +140,17 @@ def over_base(feet: list[tuple[np.ndarray, np.ndarray]], c: np.ndarray) -> np.nd
     pu = [x * ux + z * uz for x, z in pts]
     pv = [x * vx + z * vz for x, z in pts]
     m = float(SOLVER["shiftMargin"])
+    a0, a1, b0, b1 = min(pu) - m, max(pu) + m, min(pv) - m, max(pv) + m
     cx, cz = float(c[0]), float(c[1])
-    a = min(max(cx * ux + cz * uz, min(pu) - m), max(pu) + m)
-    b = min(max(cx * vx + cz * vz, min(pv) - m), max(pv) + m)
+    ca, cb = cx * ux + cz * uz, cx * vx + cz * vz
+    sx, sz = sum(x for x, _z in pts) / len(pts), sum(z for _x, z in pts) / len(pts)
+    near = [(sx + k * (x - sx), sz + k * (z - sz)) for x, z, k in extra]
+    out = [(x * ux + z * uz, x * vx + z * vz) for x, z in near]
+    out = [(pa, pb) for pa, pb in out if not (a0 <= pa <= a1 and b0 <= pb <= b1)]
+    if out:
+        a, b = hull_nearest([(a0, b0), (a1, b0), (a1, b1), (a0, b1)] + out, (ca, cb))
+    else:
+        a, b = min(max(ca, a0), a1), min(max(cb, b0), b1)
     return np.array((a * ux + b * vx, a * uz + b * vz))
 
 
@@ -198,8 +269,11 @@ def shift_weight(pose: Pose, sides: tuple[str, ...], semantic_ankle: dict[str, f
     for s in sides:
         box = w.sole_corners(s)
         feet.append((box[:, [0, 2]], corner_weights(box)))
+    # one foot: the free foot's corners that touch the floor are part of the base
+    free = [f for f in ("left", "right") if f not in sides] if len(sides) == 1 else []
+    extra = free_corners(w, free[0]) if free else []
     c = centre_of_mass(w)[[0, 2]]
-    gap0 = over_base(feet, c) - c
+    gap0 = over_base(feet, c, extra) - c
     if math.hypot(*gap0) <= SOLVER["shiftDone"]:
         return   # balanced as it stands (the first round's test, before the costlier measures)
     ankle = {s: np.array(joint_xyz(w, f"ankle_{s}")) for s in sides}
@@ -213,7 +287,7 @@ def shift_weight(pose: Pose, sides: tuple[str, ...], semantic_ankle: dict[str, f
     if math.hypot(*first[[0, 2]]) * min([1.0] + [pitch_share(hip0[s], first, heading[s], *pitch[s]) for s in pitch]) \
             <= SOLVER["shiftDone"]:
         return   # the ankles' range holds no move (the first round's cut, before the costlier measures)
-    legs = {f"{j}_{s}" for s in sides for j in ("hip", "knee", "ankle")}
+    legs = {f"{j}_{s}" for s in sides for j in ("hip", "knee", "ankle")} | {f"ankle_{f}" for f in free}
     lifted = 1.0 - hold_weight(w.lowest([b for b in BONES if b not in legs]), SOLVER["shiftHeightBand"])
     if lifted <= 0.0 or any(w.lowest(subtree(f"ankle_{s}")) > float(SOLVER["plantedHeight"]) for s in sides):
         return
@@ -262,7 +336,7 @@ def shift_weight(pose: Pose, sides: tuple[str, ...], semantic_ankle: dict[str, f
     ok = True
     for _round in range(SOLVER["shiftRounds"]):
         c = centre_of_mass(pose.world())[[0, 2]]
-        gap = over_base(feet, c) - c
+        gap = over_base(feet, c, extra) - c
         if math.hypot(*gap) <= SOLVER["shiftDone"]:
             break
         step = moved + np.array((gap[0], 0.0, gap[1])) / SOLVER["shiftComShare"]

@@ -13,8 +13,8 @@ import { levelFoot, swivel, tiptoeShare, twoBone } from "./limb.js";
 import { flatAnkle, footprint, holdError } from "./measure.js";
 
 
-const _c = new Float64Array(3), _v = new Float64Array(3), _q = new Float64Array(2), _ring = new Float64Array(16);
-const BOTTOM = [0, 1, 4, 5], _y = new Float64Array(8), _target = new Float64Array(3);
+const _c = new Float64Array(3), _v = new Float64Array(3), _q = new Float64Array(2), _ring = new Float64Array(18);
+const BOTTOM = [0, 1, 4, 5], _y = new Float64Array(9), _target = new Float64Array(3);
 const _moved = new Float64Array(3), _at = new Float64Array(3), _saved = new Float64Array(24);
 
 /**
@@ -23,7 +23,7 @@ const _moved = new Float64Array(3), _at = new Float64Array(3), _saved = new Floa
  * each sole's 4 bottom corners x, z in soleCorners' order (heel −x, toe −x, heel +x, toe +x), 8
  * numbers a sole; `w`: their weights, 4 a sole; `m`: the margin (m) each edge lies outside.
  */
-export function overBase(pts, w, n, m, cx, cz, out) {
+export function overBase(pts, w, n, m, cx, cz, out, nf = 0) {
   let ux = 0, uz = 0;
   for (let k = 0; k < n; k++) {
     const p = 8 * k, hx = 0.5 * (pts[p + 2] + pts[p + 6] - pts[p] - pts[p + 4]), hz = 0.5 * (pts[p + 3] + pts[p + 7] - pts[p + 1] - pts[p + 5]);
@@ -33,7 +33,7 @@ export function overBase(pts, w, n, m, cx, cz, out) {
   const ul = Math.max(Math.hypot(ux, uz), 1e-12);
   ux /= ul; uz /= ul;
   const vx = uz, vz = -ux;
-  let a0 = Infinity, a1 = -Infinity, b0 = Infinity, b1 = -Infinity;
+  let a0 = Infinity, a1 = -Infinity, b0 = Infinity, b1 = -Infinity, mx = 0, mz = 0;
   for (let k = 0; k < n; k++) {
     const p = 8 * k, q = 4 * k, ox = pts[p], oz = pts[p + 1];
     const fx = 0.5 * (pts[p + 2] + pts[p + 6] - pts[p] - pts[p + 4]), fz = 0.5 * (pts[p + 3] + pts[p + 7] - pts[p + 1] - pts[p + 5]);
@@ -43,10 +43,76 @@ export function overBase(pts, w, n, m, cx, cz, out) {
       const fa = i & 2 ? front : 1 - back, fb = i & 1 ? plus : 1 - minus;
       const x = ox + fa * fx + fb * sx, z = oz + fa * fz + fb * sz, pu = x * ux + z * uz, pv = x * vx + z * vz;
       if (pu < a0) a0 = pu; if (pu > a1) a1 = pu; if (pv < b0) b0 = pv; if (pv > b1) b1 = pv;
+      mx += x / (4 * n); mz += z / (4 * n);   // the centre the free sole's points are drawn to
     }
   }
-  const a = Math.min(Math.max(cx * ux + cz * uz, a0 - m), a1 + m), b = Math.min(Math.max(cx * vx + cz * vz, b0 - m), b1 + m);
+  a0 -= m; a1 += m; b0 -= m; b1 += m;
+  const ca = cx * ux + cz * uz, cb = cx * vx + cz * vz;
+  // the free sole's corners (after the stance soles' in `pts` and `w`), each drawn towards the
+  // centre of what the stance soles bear by 1 − its weight; those outside the rectangle widen the base to the
+  // hull of its corners and them (balance.py `over_base`, `free_corners`)
+  let k = 0;
+  if (nf) {
+    for (let j = 0; j < nf; j++) {
+      const f = w[4 * n + j], x = mx + f * (pts[8 * n + 2 * j] - mx), z = mz + f * (pts[8 * n + 2 * j + 1] - mz);
+      const pa = x * ux + z * uz, pb = x * vx + z * vz;
+      if (pa >= a0 && pa <= a1 && pb >= b0 && pb <= b1) continue;
+      _hp[8 + 2 * k] = pa; _hp[9 + 2 * k] = pb; k++;
+    }
+  }
+  let a, b;
+  if (k) {
+    _hp[0] = a0; _hp[1] = b0; _hp[2] = a1; _hp[3] = b0; _hp[4] = a1; _hp[5] = b1; _hp[6] = a0; _hp[7] = b1;
+    hullNearest(_hp, 4 + k, ca, cb, _q2);
+    a = _q2[0]; b = _q2[1];
+  } else {
+    a = Math.min(Math.max(ca, a0), a1); b = Math.min(Math.max(cb, b0), b1);
+  }
   out[0] = a * ux + b * vx; out[1] = a * uz + b * vz;
+  return out;
+}
+
+const _hp = new Float64Array(18), _q2 = new Float64Array(2), _ord = new Int8Array(9), _hull = new Int8Array(19);
+
+/**
+ * The nearest point to (px, pz) of the convex hull of the first `k` points (pairs) of `pts`, into
+ * `out`: the point itself inside (balance.py `hull_nearest`: Andrew's monotone chain, collinear
+ * points dropped, then the nearest of the edges' nearest points).
+ */
+export function hullNearest(pts, k, px, pz, out) {
+  for (let i = 0; i < k; i++) {   // sorted by x, then z (insertion sort: a handful of points)
+    let j = i;
+    for (; j > 0; j--) {
+      const o = _ord[j - 1], ax = pts[2 * o], bx = pts[2 * i];
+      if (ax < bx || (ax === bx && pts[2 * o + 1] <= pts[2 * i + 1])) break;
+      _ord[j] = o;
+    }
+    _ord[j] = i;
+  }
+  const cross = (o, a, bx, bz) => (pts[2 * a] - pts[2 * o]) * (bz - pts[2 * o + 1]) - (pts[2 * a + 1] - pts[2 * o + 1]) * (bx - pts[2 * o]);
+  let h = 0;
+  for (let i = 0; i < k; i++) {   // the lower chain
+    const q = _ord[i];
+    if (h && pts[2 * _hull[h - 1]] === pts[2 * q] && pts[2 * _hull[h - 1] + 1] === pts[2 * q + 1]) continue;
+    while (h >= 2 && cross(_hull[h - 2], _hull[h - 1], pts[2 * q], pts[2 * q + 1]) <= 0) h--;
+    _hull[h++] = q;
+  }
+  for (let i = k - 2, lo = h + 1; i >= 0; i--) {   // the upper chain
+    const q = _ord[i];
+    while (h >= lo && cross(_hull[h - 2], _hull[h - 1], pts[2 * q], pts[2 * q + 1]) <= 0) h--;
+    _hull[h++] = q;
+  }
+  if (h > 1) h--;   // the first point closes the chain
+  let inside = h >= 3;
+  for (let i = 0; i < h && inside; i++) if (cross(_hull[i], _hull[(i + 1) % h], px, pz) < 0) inside = false;
+  if (inside) { out[0] = px; out[1] = pz; return out; }
+  let best = Infinity;
+  for (let i = 0; i < h; i++) {
+    const a = _hull[i], c = _hull[(i + 1) % h], ax = pts[2 * a], az = pts[2 * a + 1], dx = pts[2 * c] - ax, dz = pts[2 * c + 1] - az;
+    const t = Math.min(1, Math.max(0, ((px - ax) * dx + (pz - az) * dz) / Math.max(dx * dx + dz * dz, 1e-24)));
+    const qx = ax + t * dx, qz = az + t * dz, d = (px - qx) ** 2 + (pz - qz) ** 2;
+    if (d < best) { best = d; out[0] = qx; out[1] = qz; }
+  }
   return out;
 }
 
@@ -88,6 +154,18 @@ export function measureStance(ctx, w, corner) {
     }
     for (let j = 0; j < 4; j++) corner[4 * k + j] = holdWeight(corner[4 * k + j] - low, solver.plantedHeight, band[0], band[1]);
   });
+  if (w.free >= 0) {   // the free sole's corners, by their height over the floor (balance.py `free_corners`)
+    const n = w.legs.length, a = w.free * 3;
+    w.freeLift = 1 - holdWeight(lb[w.free], solver.plantedHeight, band[0], band[1]);   // the whole foot's
+    for (let j = 0; j < 4; j++) {
+      rotateVec(_v, 0, q, w.free * 4, sk.soleCorners, BOTTOM[j] * 3);
+      _ring[8 * n + 2 * j] = P[a] + _v[0]; _ring[8 * n + 2 * j + 1] = P[a + 2] + _v[2];
+      corner[4 * n + j] = holdWeight(P[a + 1] + _v[1], solver.plantedHeight, band[0], band[1]);
+    }
+    const y = w.freeShoe >= 0 ? sk.volumeBottom(w.freeShoe, _v) : Infinity;
+    _ring[8 * n + 8] = _v[0]; _ring[8 * n + 9] = _v[2];
+    corner[4 * n + 4] = holdWeight(y, solver.plantedHeight, band[0], band[1]);
+  }
   return 1 - holdWeight(rest, solver.plantedHeight, band[0], band[1]);
 }
 
@@ -142,7 +220,11 @@ export const weightShift = {
       l.h0[0] = P[hp] - l.at[0]; l.h0[1] = P[hp + 1] - l.at[1]; l.h0[2] = P[hp + 2] - l.at[2];
     }
     // the base's corner weights: a heel counts only once it is down (balance.py `over_base`)
-    for (let j = 0; j < 4 * n; j++) _y[j] = probed(w.cornerE, 4 * n, j, u);
+    // a free sole's corners as they are now (measured above: the shift moves the free foot with
+    // the body, so the unshifted probes do not tell its height), as far as the foot is not about
+    // to lift (its look-ahead)
+    const C = w.corner.length, keepF = 1 - probed(w.aheadF, 1, 0, u);
+    for (let j = 0; j < C; j++) _y[j] = j < 4 * n ? probed(w.cornerE, 4 * n, j, u) : Math.min(_y[j], keepF);
     // each ankle back where it was, then on by the held point's own slip and its sole's height (a
     // foot on its ball keeps its authored pitch against the shin, so a leaning shin moves and lifts
     // the ball); whether every foot is held and flat
@@ -195,7 +277,7 @@ export const weightShift = {
     let ok = true;
     for (let r = 0; r < solver.shiftRounds; r++) {
       sk.centreOfMass(_c);
-      overBase(_ring, _y, n, solver.shiftMargin, _c[0], _c[2], _q);
+      overBase(_ring, _y, n, solver.shiftMargin, _c[0], _c[2], _q, C - 4 * n);
       const dx = (_q[0] - _c[0]) / solver.shiftComShare, dz = (_q[1] - _c[2]) / solver.shiftComShare;
       if (Math.hypot(dx, dz) * solver.shiftComShare <= solver.shiftDone) break;
       // no further than the ankles' range keeps the soles flat (balance.py `pitch_share`; a foot

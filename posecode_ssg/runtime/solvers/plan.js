@@ -120,11 +120,18 @@ export function shiftPlan(rig, sk, sides) {
       at: new Float64Array(3), h0: new Float64Array(3), hx: 0, hz: 0, print: new Float64Array(4), tiptoe: 0, needed: 0 };
   });
   const n = legs.length, joints = new Set(sides.flatMap((s) => ["hip", "knee", "ankle"].map((j) => sk.index.get(`${j}_${s}`))));
-  return { legs,
+  // on one foot, the free foot: its sole's corners touching the floor are part of the base
+  // (balance.py `free_corners`), so it is not part of the rest of the body's lift
+  const free = n === 1 ? sk.index.get(`ankle_${sides[0] === "left" ? "right" : "left"}`) : -1;
+  if (free >= 0) joints.add(free);
+  const C = 4 * n + (free >= 0 ? 5 : 0);
+  // and its shoe's lowest point (the ellipsoid on its ankle: skeleton.js volumeBottom; balance.py `free_corners`)
+  return { legs, free, freeShoe: free >= 0 ? sk.volBone.indexOf(free) : -1,
     // the look-ahead share of the weight over u (figuremodel.js `_shiftAhead`), the probe's state
-    ahead: new Float64Array(SHIFT_PROBES + 1), cornerE: new Float64Array(4 * n * (SHIFT_PROBES + 1)), probing: false, probe: 0,
-    corner: new Float64Array(4 * n), low: new Float64Array(2),
-    // the stance legs' bones (the rest of the body's lowest point leaves them out)
+    ahead: new Float64Array(SHIFT_PROBES + 1), aheadF: new Float64Array(SHIFT_PROBES + 1), freeLift: 0, cornerE: new Float64Array(4 * n * (SHIFT_PROBES + 1)), probing: false, probe: 0,
+    // the base corners' weights: 4 a stance sole, then 4 of the free sole and its shoe's lowest point
+    corner: new Float64Array(C), low: new Float64Array(2),
+    // the stance legs' bones and the free foot (the rest of the body's lowest point leaves them out)
     leg: Uint8Array.from({ length: sk.boneCount }, (_, b) => (joints.has(b) ? 1 : 0)) };
 }
 
