@@ -97,3 +97,28 @@ def test_a_toe_tap_ends_over_the_sole_and_the_toe_as_the_numpy_solve_does(browse
     got = sampled_com(ctx)[end]
     assert abs(got[0] - want[0]) <= 0.005 and abs(got[2] - want[2]) <= 0.005
     assert gaps[end] <= 20.0
+
+
+def test_a_march_stands_on_the_reached_foot_and_comes_down_over_it_at_60_hz(browser):
+    """high-knee-march at 60 Hz: 'Switch' ends on the right foot it reached down (plan.js
+    ``reachedStance``, the numpy twin's end within 5 mm), and through 'Down' the body stays over
+    that foot until the left lands (the stance decided where the segment starts), every sample
+    within 20 mm of what touches."""
+    from posecode_ssg.evaluate.context import Context
+    from posecode_ssg.evaluate.support import centre_of_mass as sampled_com, support_distances
+    from posecode_ssg.motion.rest import centre_of_mass
+    from posecode_ssg.motion.solve import solve_keyframes
+
+    program = compile_ir(parse(shared_path("conformance", "examples", "high-knee-march.posecode")
+                               .read_text(encoding="utf-8")).ir)
+    motion = program.to_json()
+    with RuntimePage(browser=browser) as rp:
+        samples = rp.sample(motion, 60.0)
+        ctx = Context(samples, motion, rp.rig)
+        gaps, measured = support_distances(ctx)
+    end = int(abs(samples.t - (1.4 - 1e-3)).argmin())   # 'Switch' ends at 0.7 + 0.7 s
+    want = centre_of_mass(solve_keyframes(program).phases[1].world)
+    got = sampled_com(ctx)[end]
+    assert abs(got[0] - want[0]) <= 0.005 and abs(got[2] - want[2]) <= 0.005
+    down = (samples.t > 1.4) & (samples.t < 2.0)
+    assert down.any() and float(gaps[down & measured].max()) <= 20.0

@@ -10,7 +10,7 @@ import { ROOT_CHANNELS, Timeline } from "./timeline.js";
 import { axisAngle, DEG, mul, TO_DEG } from "./quat.js";
 import { runPasses } from "./solvers/index.js";
 import { contactResidual, resolveContacts } from "./solvers/contacts.js";
-import { emptyPlan, liftedStance, planSegment, planWrap, shiftPlan, SHIFT_PROBES } from "./solvers/plan.js";
+import { emptyPlan, liftedStance, reachedStance, planSegment, planWrap, shiftPlan, SHIFT_PROBES } from "./solvers/plan.js";
 import { setEntryBlend, setExitBlend } from "./solvers/blend.js";
 import { span } from "./solvers/ccd.js";
 import { ankleX } from "./solvers/measure.js";
@@ -228,6 +228,8 @@ export class FigureModel {
         : planWrap(this.rig, this.skeleton, phases[phases.length - 1], prevPlan, this.startPos, prevRoot);
       // both feet: a body whose start lies, sits or kneels is the settle's (solve/balance.py `stance_sides`)
       if (plan.shift && plan.shift.legs.length === 2 && this.tiltedBase) plan.shift = null;
+      // a reached stance neither (nor with props: solve/balance.py `reached_stance`)
+      if (plan.shift && plan.shift.reached && (this.tiltedBase || (this.motion.props || []).length)) plan.shift = null;
       // over both feet after a segment that was not: the shift comes in from the previous end
       // (`_shiftAhead`), which the numpy twin solved without it
       if (plan.shift) plan.shift.rampIn = plan.shift.legs.length === 2 && !(prevPlan && prevPlan.shift && prevPlan.shift.legs.length === 2);
@@ -238,7 +240,10 @@ export class FigureModel {
       // both feet locked, one lifted by the angles at the end: the weight goes over the other
       // (solvers/plan.js `liftedStance`, decided on the end keyframe as the numpy pass decides it)
       if (s < phases.length && (!plan.shift || plan.shift.legs.length === 2)) {
-        const side = liftedStance(this.rig, sk, phases[s], plan, plan.shift ? plan.shift.low : null);
+        // or nothing holds it and it ends on the one foot it reached for the floor (plan.js
+        // `reachedStance`; not on a lying, seated or kneeling start, nor with props)
+        const side = liftedStance(this.rig, sk, phases[s], plan, plan.shift ? plan.shift.low : null)
+          || (!plan.shift && !this.tiltedBase && !(this.motion.props || []).length ? reachedStance(this.rig, phases[s], plan.stanceLow) : null);
         if (side) { plan.shift = shiftPlan(this.rig, sk, [side]); plan.shift.lifted = true; }
       }
       // after the end keyframe (the passes' once-a-phase decisions are made there), before the

@@ -79,3 +79,28 @@ def test_a_toe_tap_stands_over_the_stance_sole_and_the_touching_toe():
     # inside the stance sole and the toe plus the issue's 20 mm (left centred between the feet,
     # the body stood 71 mm outside that base: the toe lands ahead of the stance foot)
     assert gap <= 0.020
+
+
+def _outside_sole(w, side: str) -> float:
+    """How far (m) the centre of mass lies outside the convex hull of ``side``'s sole corners."""
+    return base_gap(w.sole_corners(side)[:, [0, 2]], centre_of_mass(w)[[0, 2]])[0]
+
+
+def test_a_march_ends_its_switch_over_the_foot_it_reached_down_and_comes_home_centred():
+    """high-knee-march: 'Switch' holds nothing of its own, reaches the right foot for the floor
+    and drives the left knee up, so it ends on the right foot alone (balance.py
+    ``reached_stance``); 'Down' reaches both and ends on both."""
+    from posecode_ssg.language import parse
+    from posecode_ssg.motion import compile_ir
+    from tests.conftest import shared_path
+
+    src = shared_path("conformance", "examples", "high-knee-march.posecode").read_text(encoding="utf-8")
+    sol = solve_keyframes(compile_ir(parse(src).ir))
+    up, switch, down = (ph.world for ph in sol.phases)
+    # on the left foot, then on the right: over each sole within the issue's 20 mm
+    assert up.sole_corners("right")[:, 1].min() > 0.3 and _outside_sole(up, "left") <= 0.020
+    assert switch.sole_corners("left")[:, 1].min() > 0.3 and _outside_sole(switch, "right") <= 0.020
+    # the reached foot bears the body flat (within eval's 5 mm; the leg leans onto its edge)
+    assert switch.sole_corners("right")[:, 1].max() <= 0.005
+    # both feet down again: centred between them
+    assert abs(centre_of_mass(down)[0]) < 0.005

@@ -203,7 +203,8 @@ def stance_sides(st) -> tuple[str, ...]:
     (:func:`~posecode_ssg.motion.support.stance_foot`: the phase's support less a foot reaching
     for the floor or locked while arriving from the air), locked and held since the phase began
     or pinned to the floor; or both feet are locked and the angles lift one
-    (:func:`lifted_stance`: the lower foot alone); or both feet held so, and nothing else in the
+    (:func:`lifted_stance`: the lower foot alone); or nothing holds it and it reaches one foot
+    for the floor as the angles lift the other (:func:`reached_stance`); or both feet held so, and nothing else in the
     support, in a document whose start pose stands (not tilted). Empty in a gait's phase (its root keeps its travelled place, KR §8) or otherwise."""
     kf = st.kf
     if kf.gait:
@@ -216,9 +217,12 @@ def stance_sides(st) -> tuple[str, ...]:
         return foot in kf.ground_lock or any(c.effector == foot and c.target == FLOOR for c in kf.pins)
 
     side = stance_foot(kf.support, free)
-    if side is not None:
-        return (side,) if held(side) else ()
-    if free:
+    if side is not None and held(side):
+        return (side,)
+    reached = reached_stance(st)
+    if reached is not None:
+        return (reached,)
+    if side is not None or free:
         return ()
     side = lifted_stance(st)
     if side is not None:
@@ -228,6 +232,36 @@ def stance_sides(st) -> tuple[str, ...]:
     if set(kf.support) == BOTH_FEET and held("left") and held("right") and not st.program.tilted_base:
         return ("left", "right")
     return ()
+
+
+def reached_stance(st) -> str | None:
+    """The side a phase ends standing on when nothing of its own holds the body (no lock, pin or
+    grip: its support is both feet by default, :func:`~posecode_ssg.motion.support.phase_support`)
+    and it reaches one foot for the floor while the angles lift the other (a high-knee march's
+    'Switch': the right foot comes down as the left knee drives up): the reaching foot, when it is
+    down (its lowest point within ``plantedHeight``) and the other's lowest point more than
+    ``solver.shiftHeightBand[0]`` × ``plantedHeight`` up, both measured at the weight-shift pass
+    (before the reach). Reaching both feet for the floor (the march's 'Down'), the one that was
+    down where the phase began while the other was up: it bears the body until the other lands.
+    Not in a document whose start pose lies, sits or kneels, nor with props. None otherwise. Same
+    rule in runtime/solvers/plan.js ``reachedStance`` and ``planSegment``."""
+    kf = st.kf
+    if kf.ground_lock or kf.pins or kf.grips or st.program.tilted_base or st.program.props:
+        return None
+    reached = [c.effector[5:] for c in kf.reaches if c.target == FLOOR and c.effector.startswith("foot_")]
+    if not reached:
+        return None
+    # one foot reaching: the feet as they are at the pass; both: as the phase found them (the
+    # foot already down bears the body while the other comes down to it, and over both at the end
+    # the base is both: free_corners)
+    w = st.pose.world() if len(reached) == 1 else st.prev.world
+    low = {s: w.lowest(subtree(f"ankle_{s}")) for s in ("left", "right")}
+    h = float(SOLVER["plantedHeight"])
+    for side in reached:
+        other = "left" if side == "right" else "right"
+        if low[other] > SOLVER["shiftHeightBand"][0] * h and low[side] <= h:
+            return side
+    return None
 
 
 def lifted_stance(st) -> str | None:
@@ -370,4 +404,5 @@ def run(st) -> None:
     """The weight-shift pass of one phase end (``st``: :class:`~.plan.PhaseState`)."""
     sides = stance_sides(st)
     if sides:
+        st.shift_sides = sides
         shift_weight(st.pose, sides, st.sem_ankle)

@@ -56,6 +56,7 @@ class PhaseState:
     pin_targets: list = field(default_factory=list)
     prints: dict = field(default_factory=dict)
     stance: bool = False
+    shift_sides: tuple = ()   # the weight shift's stance sides (balance.py): their floor reaches present the sole
     grip_targets: list = field(default_factory=list)
     reach_targets: list = field(default_factory=list)
     push: np.ndarray | None = None

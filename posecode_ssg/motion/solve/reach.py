@@ -13,6 +13,7 @@ from posecode_ssg.language.vocabulary import EFFECTOR_BONE, FLOOR
 from ..rig import PROP_SURFACES, SOLVER, anchor_position
 from .ccd import ccd
 from .hands import palm_flat
+from .limb import level_foot
 from .measure import (
     arm_clearance,
     contact_height,
@@ -51,10 +52,15 @@ def run(st) -> None:
         if c.target == FLOOR:
             # the limb's new orientation changes its contact height: re-aim twice; a palm
             # reaching the floor presents its surface to it first (spec §5, palm_flat), thrice
-            # (the re-aim turns the forearm again)
+            # (the re-aim turns the forearm again); so does the sole of a foot the weight shift
+            # stands on (it bears the body: plantigrade levelling, KR §6.4; a foot on its ball by
+            # intent keeps its pitch)
+            sole = kind == "foot" and side_of(c.effector) in st.shift_sides
             for _ in range(3 if kind == "hand" else 2):
                 if kind == "hand":
                     palm_flat(pose, side_of(c.effector))
+                elif sole:
+                    level_foot(pose, side_of(c.effector), st.sem_ankle[side_of(c.effector)])
                 tgt = tgt.copy()
                 tgt[1] = contact_height(pose.world(), c.effector)
                 ccd(pose, chain, end, tgt, widen)

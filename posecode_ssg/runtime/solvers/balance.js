@@ -190,7 +190,14 @@ function pitchShare(l, mx, mz, box) {
 export const weightShift = {
   run(ctx) {
     const w = ctx.plan.shift;
-    if (!w) return;
+    if (!w) {   // the feet's lowest points where the numpy twin decides a reached stance (plan.js `reachedStance`)
+      const low = ctx.plan.stanceLow;
+      if (low) {
+        ctx.skeleton.measureLowest();
+        low[0] = ctx.skeleton.lowestByBone[ctx.plan.ankle[0]]; low[1] = ctx.skeleton.lowestByBone[ctx.plan.ankle[1]];
+      }
+      return;
+    }
     // figuremodel.js `_shiftAhead` probes the pose unshifted: over both feet here, as the numpy
     // twin measures it at its pass (before the reaches: hands reaching for the toes are not yet
     // down); over one foot as shown, after every pass (a swinging foot's toe the swing clearance

@@ -108,6 +108,23 @@ export function liftedStance(rig, sk, phase, plan, low = null) {
   return low[up] > rig.solver.shiftHeightBand[0] * h && low[down] <= h ? SIDES[down] : null;
 }
 
+/**
+ * The side a phase ends standing on when nothing of its own holds the body (no lock, pin or grip)
+ * and it reaches one foot for the floor while the angles lift the other (a high-knee march's
+ * 'Switch'): the reaching foot, when its lowest point is within `plantedHeight` and the other's
+ * more than `solver.shiftHeightBand[0]` × `plantedHeight` up, `low` the feet's lowest points
+ * (left, right) at the end keyframe's weight-shift pass (`plan.stanceLow`, recorded by
+ * balance.js; or, both feet reaching, where the segment starts: `planSegment`); else null
+ * (solve/balance.py `reached_stance`).
+ */
+export function reachedStance(rig, phase, low) {
+  if (!low || Number.isNaN(low[0])) return null;
+  const reach = (phase.reach || []).filter(([e, a]) => a === "floor" && e.startsWith("foot_"));
+  if (reach.length !== 1) return null;
+  const k = reach[0][0] === "foot_left" ? 0 : 1, h = rig.solver.plantedHeight;
+  return low[1 - k] > rig.solver.shiftHeightBand[0] * h && low[k] <= h ? SIDES[k] : null;
+}
+
 /** The weight-shift record of stance sides `sides` ("left" / "right"; one or both: balance.js). */
 export function shiftPlan(rig, sk, sides) {
   const legs = sides.map((s) => {
@@ -290,6 +307,20 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
     const both = !free.size && (phase.support || []).length === 2 && SIDES.every((s) => bearing.includes(`foot_${s}`));
     if (one && heldSide(one)) plan.shift = shiftPlan(rig, sk, [one]);
     else if (both && SIDES.every(heldSide)) plan.shift = shiftPlan(rig, sk, SIDES);
+    // nothing of its own holds the body and one foot reaches for the floor: the feet's lowest
+    // points at the end keyframe's weight-shift pass decide whether it ends on that foot
+    // ({@link reachedStance}; balance.js records them)
+    else if (!feet.length && !(phase.pin || []).length && !(phase.grip || []).length) {
+      const reached = (phase.reach || []).filter(([e, a]) => a === "floor" && e.startsWith("foot_"));
+      if (reached.length === 1) plan.stanceLow = Float64Array.of(NaN, NaN);
+      else if (reached.length === 2) {
+        // both: the foot down where the segment starts bears the body while the other comes
+        // down to it (`sk` is posed there)
+        const side = reachedStance(rig, { reach: [reached[0]] }, SIDES.map((s) => sk.lowestByBone[sk.index.get(`ankle_${s}`)]))
+          || reachedStance(rig, { reach: [reached[1]] }, SIDES.map((s) => sk.lowestByBone[sk.index.get(`ankle_${s}`)]));
+        if (side) { plan.shift = shiftPlan(rig, sk, [side]); plan.shift.reached = true; }
+      }
+    }
   }
   plan.stance = phase.gait === true && plan.pins.length > 0 && plan.pins.every((q) => q.chain);
   // swing clearance (swingclearance.js `clearFreeLimbs`): while resting on a locked or floor-pinned contact,

@@ -12,7 +12,8 @@
  *   from its shoulder, horizontally) at the effector's contact height (KR §7.1, plan.js
  *   `contactHeightRule`), re-aimed twice at the height the new limb pose gives, with the same
  *   widened boxes (a hand: three times, its palm turned to the floor before each, hands.js
- *   `palmFlat`; its elbow and wrist then blend by angle, in their boxes); a body landmark (bone
+ *   `palmFlat`; its elbow and wrist then blend by angle, in their boxes; a foot the weight shift
+ *   stands on: its sole laid flat before each, limb.js `levelFoot`); a body landmark (bone
  *   id or effector name) — its current world position; a prop anchor — rig.json
  *   `props[*].anchors`; a hand or fist on an anchor of rig.json `surfaces`
  *   (the wall) rests on that surface: the target moves out along its normal until the forearm +
@@ -35,7 +36,8 @@
 
 import { ccd, makeChain, readChain, run } from "./ccd.js";
 import { fromEulerXYZ, jointAngles, slerpInto } from "../quat.js";
-import { contactHeight, contactHeightRule } from "./measure.js";
+import { ankleX, contactHeight, contactHeightRule } from "./measure.js";
+import { levelFoot } from "./limb.js";
 import { clearFreeArms, clearFreeLimbs } from "./swingclearance.js";
 import { palmFlat } from "./hands.js";
 
@@ -56,8 +58,10 @@ function record(ctx, c, mode) {
     limb: (ids[0] === "hip" ? 2 : 0) + !left, n, sign: kind === "foot" ? 1 : -1, floor: c.floor };
   if (c.floor) {
     r.rule = contactHeightRule(rig, sk, c.effector);
-    // a hand's palm is presented to the floor (hands.js palmFlat reads pro, shoulder, elbow, wrist)
+    // a hand's palm is presented to the floor (hands.js palmFlat reads pro, shoulder, elbow, wrist),
+    // and the sole of a foot the weight shift stands on (side 0 / 1: limb.js levelFoot)
     if (kind === "hand") Object.assign(r, { shoulder: ch.bones[0], elbow: ch.bones[1], wrist: ch.end, pro: left ? -1 : 1 });
+    if (kind === "foot") r.sole = left ? 0 : 1;
   } else if (c.target) {
     r.target = c.target;   // rig.json `props[*].anchors`, read only
     // a hand on a surface that blocks the arms (the wall): rig.json `surfaces`, [n, n·c]
@@ -105,6 +109,10 @@ function solveOne(ctx, r) {
     _t[1] = contactHeight(sk, r.rule);
   }
   if (r.n === 2) {
+    // a foot the weight shift stands on bears the body: its sole is laid flat before each re-aim
+    // (solve/reach.py; pointed by intent: kept), from its authored ankle x
+    const w = r.floor && r.sole >= 0 ? ctx.plan.shift : null;
+    const level = w !== null && w.legs.some((l) => l.side === r.sole), auth = level ? ankleX(ctx, r.sole) : 0;
     ccd(ctx, ch, _t, r.sign);
     // re-aimed twice: on the floor at the contact height the new limb pose gives; on a surface
     // (r.face = [n, n·c]) the target moves out along n by the arm radius minus the smaller plane
@@ -117,6 +125,7 @@ function solveOne(ctx, r) {
         for (let i = 0; i < 3; i++) _t[i] += f[i] * depth;
       } else {
         if (r.pro) palmFlat(ctx, r);   // thrice: the re-aim turns the forearm again
+        else if (level) levelFoot(ctx, r.sole, auth);
         sk.measureLowest();
         _t[1] = contactHeight(sk, r.rule);
       }
