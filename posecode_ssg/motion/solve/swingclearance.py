@@ -116,13 +116,12 @@ def clear_free_limbs(pose: Pose, kf, reached: bool = False, arriving: frozenset 
             if min(low[ankle], low[knee]) >= fl - 1e-4:
                 break
             if heel[1] <= toe[1] if it else decided[(s, reached)]:
-                # on its heel: turning the toes up would drive the heel down; a foot reaching for
-                # the floor is left on it, one with its toes up on purpose (ankle dorsiflexed) is
-                # set down on its heel by its own leg (the body rose off its locked support), else
-                # the knee lifts it (below)
-                if reached:
-                    break
-                if pose.euler[ankle][0] < 0:
+                # on its heel: turning the toes up would drive the heel down; one with its toes
+                # up on purpose (ankle dorsiflexed) is set down on its heel by its own leg (the body
+                # rose off its locked support), else — a foot reaching for the floor too — the
+                # knee lifts it (below): left through the floor, a foot stepping down from the box
+                # on its heel had the floor clamp lift the body 5 mm off its pinned foot
+                if not reached and pose.euler[ankle][0] < 0:
                     heel_on_floor(pose, s, fl - low[ankle])
                     continue
             else:

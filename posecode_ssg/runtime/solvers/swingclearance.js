@@ -105,12 +105,11 @@ export function clearFreeLimbs(ctx, sw = ctx.plan.swing) {
       sk.measureLowest();
       if (!(Math.min(lb[f.ankle], lb[f.knee]) < fl - 1e-4)) break;
       if (it ? L[h + 1] <= L[t + 1] : f.heelDown) {
-        // on its heel: turning the toes up would drive the heel down; a foot reaching for the
-        // floor is left on it, one with its toes up on purpose (ankle dorsiflexed) is set down on
-        // its heel by its own leg (so the body is not raised off its locked support), else the knee
-        // lifts it (below)
-        if (reached) break;
-        if (q[f.ankle * 4] < 0) {
+        // on its heel: turning the toes up would drive the heel down; one with its toes up on
+        // purpose (ankle dorsiflexed) is set down on its heel by its own leg (so the body is not
+        // raised off its locked support), else — a foot reaching for the floor too — the knee
+        // lifts it (below; solve/swingclearance.py)
+        if (!reached && q[f.ankle * 4] < 0) {
           // toes up on purpose (ankle dorsiflexed): the hip flexes until the knee is as much
           // higher as the heel is low and the knee bends back by as much, so the shank and foot
           // keep their orientation and only rise, the heel coming forward (flexing the knee alone
