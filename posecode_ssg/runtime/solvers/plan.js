@@ -119,10 +119,13 @@ export function liftedStance(rig, sk, phase, plan, low = null) {
  */
 export function reachedStance(rig, phase, low) {
   if (!low || Number.isNaN(low[0])) return null;
-  const reach = (phase.reach || []).filter(([e, a]) => a === "floor" && e.startsWith("foot_"));
-  if (reach.length !== 1) return null;
-  const k = reach[0][0] === "foot_left" ? 0 : 1, h = rig.solver.plantedHeight;
-  return low[1 - k] > rig.solver.shiftHeightBand[0] * h && low[k] <= h ? SIDES[k] : null;
+  const h = rig.solver.plantedHeight;
+  for (const [e, a] of phase.reach || []) {
+    if (a !== "floor" || !e.startsWith("foot_")) continue;
+    const k = e === "foot_left" ? 0 : 1;
+    if (low[1 - k] > rig.solver.shiftHeightBand[0] * h && low[k] <= h) return SIDES[k];
+  }
+  return null;
 }
 
 /** The weight-shift record of stance sides `sides` ("left" / "right"; one or both: balance.js). */
@@ -316,8 +319,7 @@ export function planSegment(rig, sk, phase, prevPhase, prevPlan, startPos, prevR
       else if (reached.length === 2) {
         // both: the foot down where the segment starts bears the body while the other comes
         // down to it (`sk` is posed there)
-        const side = reachedStance(rig, { reach: [reached[0]] }, SIDES.map((s) => sk.lowestByBone[sk.index.get(`ankle_${s}`)]))
-          || reachedStance(rig, { reach: [reached[1]] }, SIDES.map((s) => sk.lowestByBone[sk.index.get(`ankle_${s}`)]));
+        const side = reachedStance(rig, phase, Float64Array.from(plan.ankle, (b) => sk.lowestByBone[b]));
         if (side) { plan.shift = shiftPlan(rig, sk, [side]); plan.shift.reached = true; }
       }
     }
