@@ -17,6 +17,10 @@ Prints:
   conformance example, the largest angular-velocity jump at keyframes where C1 is required;
 - the largest distance between sample() and the numpy keyframe solve at phase ends over the
   FK-only conformance examples, per avatar;
+- equipment (issue 20): a page of 20 figures holding dumbbells, a barbell (in the hands, on the
+  back), a band and lying on a mat: solve ms per figure-frame with and without the equipment,
+  the equipment's own per-frame cost (runtime/equipment.js `Equipment.update`: attach every
+  item and place its meshes, timed over many repeats) and the motion JSON bytes it adds;
 - with --screenshots DIR: desktop (1280×800) and phone (390×844) screenshots of a page with 12
   conformance examples, posed at a fixed time.
 
@@ -130,6 +134,66 @@ MEASURE = """async (frames) => {
 }"""
 
 
+#: (conformance example, fence equipment words) of the equipment page
+EQUIPPED = [("lateral-raise", ("dumbbells",)), ("deadlift", ("barbell",)), ("squat", ("barbell-back",)),
+            ("biceps-curl", ("band",)), ("dead-bug", ("mat",))]
+
+EQUIPMENT_MEASURE = """async ([frames, repeat]) => {
+  await Promise.all(posecode.figures.map(f => f.ready));
+  const figs = posecode.figures;
+  for (let k = 0; k < 300; k++) for (const f of figs) f._model.evaluate(k / 60);  // JIT warm-up
+  let t0 = performance.now();
+  for (let k = 0; k < frames; k++) for (const f of figs) f._model.evaluate(k / 60);
+  const solve = (performance.now() - t0) / (frames * figs.length);
+  // draw every figure once (all in view): builds the mannequins and their equipment meshes
+  await posecode.freeze(0);
+  const eq = figs.filter(f => f.mannequin && f.mannequin.equipment).map(f => [f._model, f.mannequin.equipment]);
+  for (let k = 0; k < 300; k++) for (const [, e] of eq) e.update();  // warm-up
+  let ms = 0;
+  for (let k = 0; k < frames; k++) {
+    for (const [m] of eq) m.evaluate(k / 60);
+    // many repeats of the same pose: one update is below the timer's resolution
+    t0 = performance.now();
+    for (let r = 0; r < repeat; r++) for (const [, e] of eq) e.update();
+    ms += performance.now() - t0;
+  }
+  return { solve, update: eq.length ? ms / (frames * repeat * eq.length) : NaN, drawn: eq.length,
+           items: eq.reduce((n, [, e]) => n + e.records.length, 0) };
+}"""
+
+
+def equipment_cost(browser, site) -> None:
+    """Solve cost, equipment update cost and motion JSON bytes of a page of 20 figures with
+    equipment (:data:`EQUIPPED` in turn), and the same figures without it."""
+    from posecode_ssg.site.figures import compile_figure
+
+    from pages import shared_path
+
+    source = {n: shared_path("conformance", "examples", f"{n}.posecode").read_text(encoding="utf-8") for n, _ in EQUIPPED}
+    grid = ("<style>body{max-width:none}.fig{display:inline-block;width:150px;margin:2px;vertical-align:top}"
+            ".pc-phase-list{display:none}</style>")   # all 20 in view
+    print("\nEquipment (issue 20): 20 figures, dumbbells / barbell / barbell on the back / band / mat in turn")
+    print(f"  {'page':<18} {'solve ms':>9} {'equipment ms':>12} {'figures drawn':>13} {'items':>6} {'motion JSON':>12}")
+    results = {}
+    for label, with_eq in (("without equipment", False), ("with equipment", True)):
+        docs = []
+        for i in range(20):
+            name, words = EQUIPPED[i % len(EQUIPPED)]
+            docs.append(compile_figure(source[name], {"equipment": words if with_eq else None}).motion)
+        size = sum(len(json.dumps(d, separators=(",", ":"))) for d in docs)
+        page = browser.new_page(viewport={"width": 1280, "height": 800}, device_scale_factor=1)
+        page.goto(site.page(f"equipment-{with_eq}", [figure_html(f"e{i}", d) for i, d in enumerate(docs)], head=grid))
+        r = page.evaluate(EQUIPMENT_MEASURE, [100, 50])
+        page.close()
+        results[label] = (r, size)
+        update = f"{r['update']:>12.4f}" if r["drawn"] else f"{'-':>12}"
+        print(f"  {label:<18} {r['solve']:>9.3f} {update} {r['drawn']:>13} {r['items']:>6} {size:>10} B")
+    (r0, s0), (r1, s1) = results["without equipment"], results["with equipment"]
+    print(f"  added per figure-frame: solve {r1['solve'] - r0['solve']:+.4f} ms (equipment is placed on the drawn"
+          f" frame, not in the solve), equipment update {r1['update']:.4f} ms (target <= 0.02 ms);"
+          f" motion JSON +{(s1 - s0) / 20:.0f} B per figure")
+
+
 class _Quiet(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args):
         pass
@@ -235,6 +299,7 @@ def main() -> int:
             browser = p.chromium.launch(**launch_args())
             continuity(browser, site, docs)
             fidelity(browser, site, docs)
+            equipment_cost(browser, site)
             print("\nFrame cost per figure-frame, headless Chromium (SwiftShader), 1280×800")
             print(f"  {'figures':>7} {'solve ms':>9} {'draw ms':>8} {'drawn/frame':>11} {'loop fps':>8} {'WebGL contexts':>14}")
             for n in (1, 20, 200):

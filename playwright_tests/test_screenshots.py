@@ -9,6 +9,11 @@ seeked (``posecode.freeze``) to the middle and to the end of every phase and its
 is screenshot and compared with ``baselines/<movement>/p<k>-<mid|end>.png`` under the tolerance
 of :mod:`playwright_tests.imagecompare`.
 
+Equipment (issue 20) is drawn on the dumbbell lateral raise and on the mat movements of the demo
+library (their front matter lists it), and :data:`EQUIPMENT` adds one frame for each other item
+kind: movements of playwright_tests/test_runtime_equipment.py compiled with their fence
+equipment words and shown on a page of their own (``baselines/equipment-<movement>/``).
+
 ``pytest --update-baselines`` rewrites the baselines. A failing frame writes
 ``<frame>-actual.png``, ``-expected.png`` and ``-diff.png`` to
 ``test-artifacts/screenshots/<movement>/`` (``$POSECODE_TEST_ARTIFACTS`` moves the folder) and
@@ -25,7 +30,8 @@ from pathlib import Path
 import pytest
 
 from .imagecompare import compare, diff_image, load_rgb, save_png
-from .pages import REPO, needs_browser
+from .pages import REPO, figure_html, needs_browser
+from .test_runtime_equipment import MOVEMENTS as EQUIPPED, program
 
 pytestmark = needs_browser
 
@@ -56,6 +62,19 @@ MOVEMENTS = [
      ["ArrowLeft"] * 3 + ["ArrowUp"] + ["+"] * 6, "palm_right"),
     ("dumbbell-lateral-raise", "strength/dumbbell-lateral-raise/", 0, "avatar2, front view"),
 ]
+
+#: (movement of test_runtime_equipment.py, frame, data-view, what it shows): one frame per item
+#: kind the demo library does not draw (it draws dumbbells and mats)
+EQUIPMENT = [
+    ("goblet-squat", "p1-end", None, "kettlebell held at the chest in both hands, bell below the handle"),
+    ("back-squat", "p1-end", None, "barbell-back: the bar across the upper back, behind the neck"),
+    ("deadlift", "p1-end", "front", "barbell held in both hands below the knees"),
+    ("medicine-ball-raise", "p1-end", None, "medicine ball between the palms"),
+    ("band-curl", "p1-end", "front", "band from under both feet to both hands"),
+    ("banded-row", "p1-end", "side", "band from both hands to its anchor ahead"),
+    ("dead-bug", "p2-end", None, "mat under the supine body"),
+]
+assert set(EQUIPPED) >= {m[0] for m in EQUIPMENT}
 
 #: Frames whose pose was wrong when the baselines were reviewed (docs/testing.md): no baseline is
 #: kept for them, since a baseline of a wrong pose would lock the bug in. They are still drawn
@@ -123,13 +142,13 @@ def shot_context(browser):
     context.close()
 
 
-def open_figure(context, site, page_path: str, fig_id: str, keys=(), view_px: int = VIEW_PX):
-    """Open the page, pin the view size, wait for the figure, bring it on screen and press
-    ``keys`` on its view (orbit / zoom, docs/runtime.md)."""
+def open_figure(context, url: str, fig_id: str, keys=(), view_px: int = VIEW_PX):
+    """Open the page at ``url``, pin the view size, wait for the figure, bring it on screen and
+    press ``keys`` on its view (orbit / zoom, docs/runtime.md)."""
     page = context.new_page()
     page.problems = []
     page.on("pageerror", lambda exc: page.problems.append(str(exc)))
-    page.goto(site.url(page_path))
+    page.goto(url)
     page.add_style_tag(content=SCREENSHOT_CSS.format(px=view_px))
     el = f"document.getElementById({json.dumps(fig_id)})"
     page.evaluate(f"{el}.ready")
@@ -165,39 +184,58 @@ def shoot(page, el: str, t: float, crop: str | None = None) -> bytes:
 def test_frames_match_the_baselines(shot_context, built_site, update_baselines, name, page_path, index, covers,
                                     keys, crop):
     fig_id, doc = figure_motion(built_site, page_path, index)
-    page, el = open_figure(shot_context, built_site, page_path, fig_id, keys, CROP_VIEW_PX if crop else VIEW_PX)
+    page, el = open_figure(shot_context, built_site.url(page_path), fig_id, keys, CROP_VIEW_PX if crop else VIEW_PX)
     failures, known = [], []
     for frame, t, label in frame_times(doc):
-        png = shoot(page, el, t, crop)
-        actual = load_rgb(png)
-        assert actual.shape == (VIEW_PX, VIEW_PX, 3)
-        baseline = BASELINES / name / f"{frame}.png"
-        out = ARTIFACTS / name
         if (name, frame) in KNOWN_WRONG:
-            save_png(actual, out / f"{frame}-actual.png")
+            save_png(load_rgb(shoot(page, el, t, crop)), ARTIFACTS / name / f"{frame}-actual.png")
             known.append(f"{frame}: {KNOWN_WRONG[name, frame]}")
             continue
-        if update_baselines:
-            save_png(actual, baseline)
-            continue
-        if not baseline.exists():
-            save_png(actual, out / f"{frame}-actual.png")
-            failures.append(f"{frame} ({label}, t={t}): no baseline {baseline.relative_to(REPO)}; "
-                            f"run pytest --update-baselines (actual: {out / f'{frame}-actual.png'})")
-            continue
-        expected = load_rgb(baseline)
-        result = compare(actual, expected)
-        if not result.ok:
-            save_png(actual, out / f"{frame}-actual.png")
-            save_png(expected, out / f"{frame}-expected.png")
-            save_png(diff_image(actual, expected), out / f"{frame}-diff.png")
-            failures.append(f"{frame} ({label}, t={t}): {result.describe()}; see {out / frame}-{{actual,expected,diff}}.png")
+        failures += check_frame(page, el, name, frame, t, label, update_baselines, crop)
     problems = page.problems
     page.close()
     assert not problems, problems
     assert not failures, f"{name} ({covers}): {len(failures)} frame(s) changed:\n" + "\n".join(failures)
     if known:
         pytest.xfail(f"{name}: {len(known)} frame(s) with a known wrong pose, not compared: " + "; ".join(known))
+
+
+def check_frame(page, el: str, name: str, frame: str, t: float, label: str, update: bool, crop=None) -> list[str]:
+    """Shoot ``frame`` at ``t`` and compare it with ``baselines/<name>/<frame>.png`` (or write
+    that baseline when ``update``); returns the failure messages (none when it matches)."""
+    actual = load_rgb(shoot(page, el, t, crop))
+    assert actual.shape == (VIEW_PX, VIEW_PX, 3)
+    baseline = BASELINES / name / f"{frame}.png"
+    out = ARTIFACTS / name
+    if update:
+        save_png(actual, baseline)
+        return []
+    if not baseline.exists():
+        save_png(actual, out / f"{frame}-actual.png")
+        return [f"{frame} ({label}, t={t}): no baseline {baseline.relative_to(REPO)}; "
+                f"run pytest --update-baselines (actual: {out / f'{frame}-actual.png'})"]
+    expected = load_rgb(baseline)
+    result = compare(actual, expected)
+    if result.ok:
+        return []
+    save_png(actual, out / f"{frame}-actual.png")
+    save_png(expected, out / f"{frame}-expected.png")
+    save_png(diff_image(actual, expected), out / f"{frame}-diff.png")
+    return [f"{frame} ({label}, t={t}): {result.describe()}; see {out / frame}-{{actual,expected,diff}}.png"]
+
+
+@pytest.mark.parametrize("movement,frame,view,shows", EQUIPMENT, ids=[m[0] for m in EQUIPMENT])
+def test_equipment_frames_match_the_baselines(shot_context, runtime_site, update_baselines, movement, frame, view,
+                                              shows):
+    doc = program(movement).to_json()
+    url = runtime_site.page(f"shot-{movement}", [figure_html("fig", doc, view=view)])
+    page, el = open_figure(shot_context, url, "fig")
+    (t, label), = [(t, label) for f, t, label in frame_times(doc) if f == frame]
+    failures = check_frame(page, el, f"equipment-{movement}", frame, t, label, update_baselines)
+    problems = page.problems
+    page.close()
+    assert not problems, problems
+    assert not failures, f"{movement} ({shows}): " + "\n".join(failures)
 
 
 def test_the_movements_cover_the_vocabulary(built_site):
@@ -221,6 +259,7 @@ def test_the_movements_cover_the_vocabulary(built_site):
     # and every frame named by the list has its baseline committed
     names = {f"{n}/{f}.png" for n, path, i, *_ in MOVEMENTS
              for f, _, _ in frame_times(figure_motion(built_site, path, i)[1]) if (n, f) not in KNOWN_WRONG}
+    names |= {f"equipment-{n}/{f}.png" for n, f, *_ in EQUIPMENT}
     present = {str(p.relative_to(BASELINES)) for p in BASELINES.glob("*/*.png")}
     assert names <= present, f"baselines missing: {sorted(names - present)[:5]}"
     assert not present - names, f"stale baselines: {sorted(present - names)[:5]}"

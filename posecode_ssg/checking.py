@@ -37,6 +37,9 @@ class CheckedDocument:
     file_lines: list[str]
     kinematic: list[Diagnostic] = field(default_factory=list)
     page: bool = False  # the page-level problems of a .md file (front matter, links), no Posecode
+    #: the equipment words drawn on a fence's figure (its ``equipment`` attribute, else its page's
+    #: front matter: motion/equipment.py), as the build draws them
+    equipment: tuple[str, ...] = ()
 
     def diagnostics(self) -> list[Diagnostic]:
         """Parser and kinematic diagnostics together, in :func:`reading_order` (line, column)."""
@@ -57,16 +60,21 @@ class CheckedDocument:
 def add_kinematics(doc: CheckedDocument):
     """Compile ``doc`` (when it parsed) and attach the kinematic diagnostics of its keyframe solve.
 
-    Returns the :class:`~posecode_ssg.motion.compile.MotionProgram`, or None when the document has
+    The figure holds the document's equipment (``doc.equipment``) as the build draws it, and
+    its attach problems are among the diagnostics. Returns the
+    :class:`~posecode_ssg.motion.compile.MotionProgram`, or None when the document has
     errors. Diagnostic lines are moved to file lines (fences) and columns to the first word of the
     line that asked for them."""
     if doc.result.ir is None:
         return None
     from posecode_ssg.motion import compile_ir
     from posecode_ssg.motion.diagnostics import kinematic_diagnostics, with_columns
+    from posecode_ssg.motion.equipment import holding_sides, place_equipment
 
-    program = compile_ir(doc.result.ir)
+    program = compile_ir(doc.result.ir, holding=holding_sides(doc.equipment))
     kin = kinematic_diagnostics(program)
+    if doc.equipment:
+        kin += place_equipment(program, doc.equipment)
     if doc.fence_line is not None:
         kin = [d.shifted(doc.fence_line) for d in kin]
     doc.kinematic = with_columns(kin, doc.file_lines)
@@ -122,15 +130,24 @@ def check_file(path: Path, display: str | None = None, pages: PageChecker | None
         page_doc = pages.check(path, text, lines, shown, folder_arg)
         if page_doc is not None:
             docs.append(page_doc)
+    meta = None
     for block in extract_posecode_blocks(text):
         result = parse(block.source)
+        if "equipment" in block.attrs:
+            equipment = tuple(block.attrs["equipment"])
+        else:
+            from posecode_ssg.motion.equipment import page_equipment
+            from posecode_ssg.site.fences import front_matter
+
+            meta = front_matter(text) if meta is None else meta
+            equipment = page_equipment(meta.get("equipment"))
 
         def move(d: Diagnostic) -> Diagnostic:
             return d.moved(*block.file_position(d.line, d.column), lambda n: block.file_position(n, 1)[0])
 
         moved = ParseResult(result.ir, [move(d) for d in result.errors],
                             [move(d) for d in result.warnings], [move(d) for d in result.hints])
-        docs.append(CheckedDocument(shown, block.fence_line, moved, lines))
+        docs.append(CheckedDocument(shown, block.fence_line, moved, lines, equipment=equipment))
     return docs
 
 

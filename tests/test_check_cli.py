@@ -187,7 +187,7 @@ def test_closed_pipe_is_not_a_traceback(shared):
 
 # ------------------------------------------------------------------ Markdown pages: what build checks
 
-TRIAL = ("---\ntitle: Trial\nlevel: beginer\nequipment: [kettlebell]\n---\n# Trial\n\n"
+TRIAL = ("---\ntitle: Trial\nlevel: beginer\nequipment: [sandbag]\n---\n# Trial\n\n"
          "[x](nope.md) and [ok](other.md)\n")
 
 
@@ -209,7 +209,7 @@ def test_page_front_matter_and_links_fail_like_build(capsys, tmp_path, monkeypat
     heads = [ln for ln in out.splitlines() if ln.startswith("content/")]
     assert heads == [
         "content/page.md:3:8: error[front-matter-value]: unknown level 'beginer'",
-        "content/page.md:4:13: error[front-matter-value]: unknown equipment word 'kettlebell'",
+        "content/page.md:4:13: error[front-matter-value]: unknown equipment word 'sandbag'",
         "content/page.md:8:5: error[broken-link]: broken link 'nope.md': no page or file 'nope.md' "
         "in the content folder",
     ]

@@ -129,6 +129,8 @@ class MotionProgram:
     wrap_turn: float
     duration: float
     base_rest: tuple[float, ...] = NO_REST
+    #: motion JSON ``equipment`` (motion/equipment.py ``equipment_json``), None without any
+    equipment: dict[str, Any] | None = None
     _solution: Any = None
     _base_root: Any = None
 
@@ -215,6 +217,8 @@ class MotionProgram:
         if self.wrap_turn:
             out["wrapTurn"] = _num(self.wrap_turn)
         out["duration"] = _num(self.duration)
+        if self.equipment:
+            out["equipment"] = self.equipment
         return out
 
 
@@ -311,11 +315,14 @@ def angle_deg(a: np.ndarray, b: np.ndarray) -> float:
     return math.degrees(2 * math.acos(min(1.0, d)))
 
 
-def compile_ir(ir: IR, *, avatar: str | None = None) -> MotionProgram:
+def compile_ir(ir: IR, *, avatar: str | None = None, holding: frozenset[str] | set[str] = frozenset()) -> MotionProgram:
     """Compile an IR (spec §7) to a :class:`MotionProgram`.
 
     ``avatar`` is the build's default figure, used when the document declares none (the
-    document's ``avatar`` directive wins; ``avatar1`` when neither is given). Raises
+    document's ``avatar`` directive wins; ``avatar1`` when neither is given). ``holding``: the
+    hands (``left`` / ``right``) that hold equipment (motion/equipment.py ``holding_sides``): in
+    the start pose and every phase that does not plant that hand, its digits the document leaves
+    at 0 close around the item (the grip hand state, solve/hands.py ``closed_digits``). Raises
     ``ValueError`` for an IR without phases or with an unknown avatar / start pose (the parser
     never produces those).
     """
@@ -329,6 +336,9 @@ def compile_ir(ir: IR, *, avatar: str | None = None) -> MotionProgram:
         raise ValueError(f"unknown start pose {start!r}")
 
     base_sem, base_eul, base_q = _start_pose(start, ir.start_pose_overrides)
+    if holding:
+        base_eul = _hold(base_eul, holding)
+        base_q = _quats(base_eul, None)
 
     keyframes: list[Keyframe] = []
     sem, prev_q, prev_eul = base_sem, base_q, base_eul
@@ -336,6 +346,8 @@ def compile_ir(ir: IR, *, avatar: str | None = None) -> MotionProgram:
     for ph in ir.phases:
         sem, authored = _overlay(sem, ph.targets)
         eul = couple_hinge(sem)
+        if holding:
+            eul = _hold(eul, {s for s in holding if not _plants_hand(ph, s)}, prev_eul)
         q = _quats(eul, prev_q, prev_eul)
         if ph.turn_deg is not None:
             turn = float(ph.turn_deg)
@@ -382,6 +394,30 @@ def compile_ir(ir: IR, *, avatar: str | None = None) -> MotionProgram:
         program.base_rest = keyframes[-1].rest
         program._solution = None
     return program
+
+
+def _hold(euler: Euler, sides, prev: Euler | None = None) -> Euler:
+    """``euler`` with the digits of hands ``sides`` that it leaves at 0 closed (the grip hand
+    state); a digit closed as in ``prev`` keeps that very triple (:func:`_quats` then reuses its
+    quaternion)."""
+    from .solve.hands import closed_digits
+
+    out = dict(euler)
+    for s in sides:
+        for bone, e in closed_digits(s).items():
+            if not any(abs(v) > 1e-9 for v in out[bone]):
+                out[bone] = prev[bone] if prev is not None and prev[bone] == e else e
+    return out
+
+
+def _plants_hand(ph, side: str) -> bool:
+    """Whether IR phase ``ph`` plants hand ``side`` (a ground-lock, pin, grip or floor reach of its
+    hand, fist or forearm): it then holds that, not the equipment."""
+    names = {f"hand_{side}", f"fist_{side}", f"elbow_{side}"}
+    if names & set(expand_ground_lock(ph.ground_lock)):
+        return True
+    return any(c.effector in names for c in (*ph.pins, *ph.grips)) or any(
+        c.effector in names and c.target == "floor" for c in ph.reaches)
 
 
 def _decide_rests(program: MotionProgram) -> None:

@@ -10,10 +10,13 @@ The visual language follows ../shared/seeds/003_1fcac89a615df14b.txt ("Exercise 
   drawn last and filled, so raised arms pass behind it;
 - the spine is one smooth curve through pelvis → chest → neck;
 - a ground line, and props as recessive silhouettes behind the figure;
+- equipment (issue 20, :mod:`posecode_ssg.motion.posterequipment`): the mat behind the figure in
+  a recessive grey, items held on the body over the limbs in a darker grey, the head over them;
 - side view, or front view when the motion is mainly in the frontal plane.
 
 Colours are CSS custom properties with fallbacks (``--pc-right``, ``--pc-left``, ``--pc-accent``,
-``--pc-accent-left``, ``--pc-prop``, ``--pc-ground``), so a theme restyles every poster by setting
+``--pc-accent-left``, ``--pc-prop``, ``--pc-ground``; the equipment's ``--pc-load`` and
+``--pc-scene``, in posters that draw equipment), so a theme restyles every poster by setting
 them on an ancestor of the inline ``<svg>``.
 
 Geometry comes from the build-time solve (:mod:`posecode_ssg.motion.solve`): the drawn joints are
@@ -31,6 +34,8 @@ from html import escape
 
 import numpy as np
 
+from .posterequipment import STYLE as EQUIPMENT_STYLE
+from .posterequipment import Drawing, drawing_svg, drawings_bounds, equipment_drawings
 from .postertext import POSTER_TEXT
 from .rig import PROP_GEOMETRY
 from .rotation import rot_y
@@ -241,6 +246,43 @@ def _frame_prims(program, index: int, view: str, flip: bool, working: set[str], 
     return figure_prims(pts, view, flip, working, rot_head)
 
 
+def _frame_items(program, index: int, view: str, flip: bool, keep_turn: bool = False) -> list[Drawing]:
+    """The equipment of frame ``index`` (``program.equipment`` attached to its solved world,
+    :mod:`posecode_ssg.motion.posterequipment`), with the turn and travel removed as
+    :func:`_frame_prims` removes them; ``[]`` without equipment."""
+    eq = getattr(program, "equipment", None)
+    if not eq:
+        return []
+    _label, w, turn, travel = phase_frames(program)[index]
+    return equipment_drawings(w, eq, view=view, flip=flip, yaw=0.0 if keep_turn else turn, travel=travel)
+
+
+#: the figure's parts drawn over the held equipment (the figure stays the hero)
+_HEAD_PARTS = frozenset({"neck", "head", "nose"})
+
+
+def _style(items) -> str:
+    return f"<style>{_STYLE}{EQUIPMENT_STYLE if items else ''}</style>"
+
+
+def _scene_svg(items, dx: float = 0.0) -> list[str]:
+    """The scene items (the mat, a band's anchor): drawn first, behind the props and the figure."""
+    return [drawing_svg(d, _f, dx) for d in items if d.layer == "scene"]
+
+
+def _figure_svg(fig: list[_Prim], items, dx: float = 0.0) -> list[str]:
+    """The figure's ``<g class="pc-fig">`` and the held items over its limbs and trunk; with held
+    items the neck, head and nose follow them in a second ``pc-fig`` group, so no item hides
+    the head."""
+    load = [d for d in items if d.layer == "load"]
+    if not load:
+        return ['<g class="pc-fig">', *_svg_prims(fig, dx=dx), "</g>"]
+    body = [p for p in fig if p.part not in _HEAD_PARTS]
+    head = [p for p in fig if p.part in _HEAD_PARTS]
+    return ['<g class="pc-fig">', *_svg_prims(body, dx=dx), "</g>", *(drawing_svg(d, _f, dx) for d in load),
+            '<g class="pc-fig">', *_svg_prims(head, dx=dx), "</g>"]
+
+
 def _uid(*parts) -> str:
     return "pc" + hashlib.sha1("\x1f".join(map(str, parts)).encode()).hexdigest()[:10]
 
@@ -265,7 +307,9 @@ def render_poster(program, *, flip: bool = False, view: str | None = None,
     name); ``frame`` picks the pose (0 = start pose, i = end of phase i; default: the frame
     farthest from the start pose). The ``<svg>`` carries that index as ``data-frame``: the
     browser player sets its time slider to the end of phase i while it shows the poster (reduced
-    motion). Raises ``ValueError`` for an unknown view.
+    motion). The equipment of ``program.equipment`` (motion JSON ``equipment``, or None) is
+    drawn on that pose (:mod:`posecode_ssg.motion.posterequipment`): the mat behind the figure,
+    the held items over the limbs. Raises ``ValueError`` for an unknown view.
     """
     view = view or choose_view(program)
     if view not in ("side", "front"):
@@ -276,7 +320,8 @@ def render_poster(program, *, flip: bool = False, view: str | None = None,
              else POSTER_TEXT["frame.phase_end"].format(name=program.keyframes[index - 1].name))
     fig = _frame_prims(program, index, view, flip, working)
     props = prop_prims(program.props, view, flip)
-    x0, y0, x1, y1 = prim_bounds(fig + props)
+    items = _frame_items(program, index, view, flip)
+    x0, y0, x1, y1 = drawings_bounds(items, prim_bounds(fig + props))
     y0 = min(y0, 0.0)
     bx, by, bw, bh = fit_view_box(x0 - 0.2, y0 - 0.12, x1 + 0.2, y1 + 0.15)
     name = title or program.name
@@ -287,10 +332,11 @@ def render_poster(program, *, flip: bool = False, view: str | None = None,
         f'aria-labelledby="{uid}-t" aria-label="{escape(desc)}" viewBox="{_f(bx)} {_f(-(by + bh))} {_f(bw)} {_f(bh)}" '
         f'width="{_f(bw)}" height="{_f(bh)}">',
         f'<title id="{uid}-t">{escape(desc)}</title>',
-        f"<style>{_STYLE}</style>",
+        _style(items),
         f'<line class="pc-ground" stroke-width="2" x1="{_f(bx)}" y1="0" x2="{_f(bx + bw)}" y2="0"/>',
+        *_scene_svg(items),
         '<g class="pc-props">', *_svg_prims([p for p in props if p.cls == "prop"]), "</g>",
-        '<g class="pc-fig">', *_svg_prims(fig), "</g>",
+        *_figure_svg(fig, items),
         *_svg_prims([p for p in props if p.cls == "handle"]),
         "</svg>",
     ]
@@ -301,38 +347,39 @@ def render_phase_strip(program, *, flip: bool = False, view: str | None = None,
                        include_start: bool = True) -> str:
     """One ``<svg>`` with a small frame per phase end (and the start pose first when
     ``include_start``), side by side at one scale, each labelled with its phase name. Travel is
-    removed from each frame but the turn is kept, so turning choreography reads frame to frame."""
+    removed from each frame but the turn is kept, so turning choreography reads frame to frame.
+    Each frame draws the program's equipment on its pose, as :func:`render_poster` does."""
     view = view or choose_view(program)
     working = working_limbs(program)
     frames = phase_frames(program)
     indices = list(range(0 if include_start else 1, len(frames)))
-    cells = [(_frame_prims(program, i, view, flip, working, keep_turn=True), frames[i][0]) for i in indices]
+    cells = [(_frame_prims(program, i, view, flip, working, keep_turn=True), frames[i][0],
+              _frame_items(program, i, view, flip, keep_turn=True)) for i in indices]
     props = prop_prims(program.props, view, flip)
-    allp = [p for c, _ in cells for p in c] + props
-    x0, y0, x1, y1 = prim_bounds(allp)
+    allp = [p for c, _, _ in cells for p in c] + props
+    x0, y0, x1, y1 = drawings_bounds([d for _, _, its in cells for d in its], prim_bounds(allp))
     y0 = min(y0, 0.0)
     cw = max(x1 - x0 + 0.3, 1.2)
     ch = y1 - y0 + 0.5
     width = cw * len(cells)
     uid = _uid(program.name, "strip", view, flip)
-    desc = POSTER_TEXT["strip.label"].format(name=program.name, phases=", ".join(label for _, label in cells))
+    desc = POSTER_TEXT["strip.label"].format(name=program.name, phases=", ".join(label for _, label, _ in cells))
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="pc-strip" role="img" '
         f'aria-labelledby="{uid}-t" aria-label="{escape(desc)}" '
         f'viewBox="0 {_f(-(y0 + ch - 0.3))} {_f(width)} {_f(ch)}" '
         f'width="{_f(width)}" height="{_f(ch)}">',
         f'<title id="{uid}-t">{escape(desc)}</title>',
-        f"<style>{_STYLE}</style>",
+        _style(any(its for _, _, its in cells)),
     ]
-    for k, (prims, label) in enumerate(cells):
+    for k, (prims, label, items) in enumerate(cells):
         dx = k * cw - x0 + 0.15
         parts.append('<g class="pc-cell">')
         parts.append(f'<line class="pc-ground" stroke-width="2" x1="{_f(k * cw + 0.05)}" y1="0" '
                      f'x2="{_f((k + 1) * cw - 0.05)}" y2="0"/>')
+        parts += _scene_svg(items, dx=dx)
         parts += _svg_prims([p for p in props if p.cls == "prop"], dx=dx)
-        parts.append('<g class="pc-fig">')
-        parts += _svg_prims(prims, dx=dx)
-        parts.append("</g>")
+        parts += _figure_svg(prims, items, dx=dx)
         parts += _svg_prims([p for p in props if p.cls == "handle"], dx=dx)
         parts.append(f'<text class="pc-label" x="{_f(k * cw + cw / 2)}" y="{_f(0.2)}" '
                      f'text-anchor="middle">{escape(label)}</text>')
@@ -342,34 +389,34 @@ def render_phase_strip(program, *, flip: bool = False, view: str | None = None,
 
 
 def render_contact_sheet(programs, *, columns: int = 4, flip: bool = False) -> str:
-    """One ``<svg>`` grid of posters (one per program) with each document's name under it."""
+    """One ``<svg>`` grid of posters (one per program, with its equipment) with each document's
+    name under it."""
     cells = []
     for p in programs:
         view = choose_view(p)
         working = working_limbs(p)
         fig = _frame_prims(p, primary_index(p), view, flip, working)
         props = prop_prims(p.props, view, flip)
-        cells.append((p.name, fig, props))
+        cells.append((p.name, fig, props, _frame_items(p, primary_index(p), view, flip)))
     cw, chh = 3.2, 2.6
     rows = max(1, math.ceil(len(cells) / columns))
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="pc-sheet" role="img" aria-labelledby="sheet-t" '
         f'viewBox="0 0 {_f(cw * columns)} {_f(chh * rows)}" width="{_f(cw * columns)}" height="{_f(chh * rows)}">',
         f'<title id="sheet-t">{POSTER_TEXT["sheet.title"].format(count=len(cells))}</title>',
-        f"<style>{_STYLE}</style>",
+        _style(any(items for *_, items in cells)),
     ]
-    for k, (name, fig, props) in enumerate(cells):
+    for k, (name, fig, props, items) in enumerate(cells):
         r, c = divmod(k, columns)
-        x0, y0, x1, y1 = prim_bounds(fig + props)
+        x0, y0, x1, y1 = drawings_bounds(items, prim_bounds(fig + props))
         s = min(1.0, (cw - 0.2) / max(x1 - x0, 1e-6), (chh - 0.5) / max(y1 - min(y0, 0), 1e-6))
         ox = c * cw + cw / 2 - s * (x0 + x1) / 2
         oy = r * chh + chh - 0.35
         parts.append(f'<g transform="translate({_f(ox)} {_f(oy)}) scale({s:.3f})">')
         parts.append(f'<line class="pc-ground" stroke-width="2" x1="{_f((x0 - 0.1))}" y1="0" x2="{_f(x1 + 0.1)}" y2="0"/>')
+        parts += _scene_svg(items)
         parts += _svg_prims([p for p in props if p.cls == "prop"])
-        parts.append('<g class="pc-fig">')
-        parts += _svg_prims(fig)
-        parts.append("</g>")
+        parts += _figure_svg(fig, items)
         parts += _svg_prims([p for p in props if p.cls == "handle"])
         parts.append("</g>")
         parts.append(f'<text class="pc-label" x="{_f(c * cw + cw / 2)}" y="{_f(r * chh + chh - 0.1)}" '

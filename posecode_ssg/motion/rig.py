@@ -218,6 +218,9 @@ def _build_avatar(avatar_id: str) -> Avatar:
         landmarks[f"sole_{side}"] = (ankle, (0.0, round5(-ps.sole_drop * k), round5(_SOLE_CENTER[2] * k)))
         # palm centre on the palm surface (the palm faces wrist local +Z, KR §2.2)
         landmarks[f"palm_{side}"] = (f"wrist_{side}", (0.0, round5(-0.4 * hand_len * k), round5(0.025 * k)))
+        # where a closed hand holds a handle: inside the curled fingers, in front of the palm
+        # (issue 20: a dumbbell, a bar, a band's handle is drawn here, along wrist local X)
+        landmarks[f"grip_{side}"] = (f"wrist_{side}", (0.0, round5(-0.5 * hand_len * k), round5(0.04 * k)))
     landmarks["head_top"] = ("head", (0.0, round5(ps.head_top * k), 0.0))
     segments: list[tuple[str, str, float, float]] = []
     for bone in BONES:

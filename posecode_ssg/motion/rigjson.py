@@ -34,6 +34,7 @@ from .rig import (
     avatar,
     round5,
 )
+from .equipment import rig_equipment
 from .startpose import grounded_start_root
 
 
@@ -87,6 +88,7 @@ def rig_json() -> dict[str, Any]:
         "solver": {k: dict(v) if isinstance(v, Mapping) else v for k, v in SOLVER.items()},
         "segmentMasses": [{"segment": n, "from": a, "to": b, "mass": m, "centre": f}
                           for n, a, b, m, f in SEGMENT_MASSES],
+        "equipment": rig_equipment(),
     }
 
 

@@ -25,6 +25,22 @@ from posecode_ssg.language.vocabulary import (
 from .compile import FORMAT
 
 
+def _equipment_schema() -> dict[str, Any]:
+    """The motion JSON ``equipment`` (motion/equipment.py ``equipment_json``)."""
+    from .equipment import WORDS
+
+    pair = {"type": "array", "minItems": 2, "maxItems": 2, "items": {"type": "number"}}
+    return {
+        "type": "object", "additionalProperties": False, "required": ["items"],
+        "properties": {
+            "items": {"type": "array", "minItems": 1, "uniqueItems": True, "items": {"enum": list(WORDS)}},
+            "anchor": {"type": "array", "minItems": 3, "maxItems": 3, "items": {"type": "number"}},
+            "mat": {"type": "object", "additionalProperties": False, "required": ["center", "size", "yaw"],
+                    "properties": {"center": pair, "size": pair, "yaw": {"type": "number"}}},
+        },
+    }
+
+
 def motion_schema() -> dict[str, Any]:
     """The motion JSON's schema (JSON Schema draft 2020-12) as a JSON-ready dict."""
     number = {"type": "number"}
@@ -56,6 +72,7 @@ def motion_schema() -> dict[str, Any]:
             "wrap": {"type": "number", "minimum": 0},
             "wrapTurn": number,
             "duration": {"type": "number", "exclusiveMinimum": 0},
+            "equipment": _equipment_schema(),
         },
         "$defs": {
             "boneId": {"enum": list(BONES)},

@@ -17,6 +17,7 @@ import { ankleX } from "./solvers/measure.js";
 import { measureStance } from "./solvers/balance.js";
 import { balanceWarning } from "./solvers/balancewarn.js";
 import { freeLowest, probeSettle, settleAngle, settlePlan, SETTLE_PROBES } from "./solvers/settle.js";
+import { attachItems } from "./equipment.js";
 
 const NO_CONTACTS = [];
 const NO_PLAN = emptyPlan();
@@ -340,9 +341,11 @@ export class FigureModel {
    * @returns {{t:number, phase:number, bones:Object<string,number[]>, landmarks:Object<string,number[]>,
    *   contacts:{kind:string,effector:string,anchor:string,residual_m:number}[], warnings:{code:string,message:string}[],
    *   local:Object<string,number[]>, orientation:Object<string,number[]>, frame:{yaw:number, travel:number[]},
-   *   segment:number, u:number}} `local`: each bone's solved local quaternion [x, y, z, w]; `orientation`: its
+   *   segment:number, u:number, equipment:{item:string, position:number[], axis:number[], attached:string[],
+   *   ends:number[][]}[]}} `local`: each bone's solved local quaternion [x, y, z, w]; `orientation`: its
    *   world quaternion; `frame`: the timeline's turn (degrees) and travel [x, z] (m) at `t` (the choreography
-   *   frame); `segment`: timeline segment index (phases, then the wrap); `u`: 0–1 position in it
+   *   frame); `segment`: timeline segment index (phases, then the wrap); `u`: 0–1 position in it; `equipment`:
+   *   where each drawn item is (equipment.js `attachItems`, world metres; [] without equipment)
    */
   sample() {
     const sk = this.skeleton, ids = sk.boneIds;
@@ -372,6 +375,6 @@ export class FigureModel {
     return { t: this.t, phase: this.phase, bones: byName(ids, sk.point.bind(sk)),
       landmarks: byName(sk.landmarkNames, sk.point.bind(sk)), contacts, warnings,
       local: quats(this.localQ), orientation: quats(sk.worldQ), frame: { yaw: r[0] * TO_DEG, travel: [r[1], r[2]] },
-      segment: this.segment, u: this.ctx.u };
+      segment: this.segment, u: this.ctx.u, equipment: attachItems(sk, this.rig, this.motion.equipment) };
   }
 }

@@ -1,17 +1,18 @@
 /**
  * The drawn figure: a capsule mannequin built from rig.json (the avatar's tapered segments,
  * ellipsoid volumes and sole boxes, kinematics-reference §2.2), the declared props
- * (rig.json `props[*].meshes`), all as three.js meshes following the {@link Skeleton}'s world
- * pose. Geometries are cached per page and shared by every figure with the same avatar.
+ * (rig.json `props[*].meshes`) and the page's equipment (equipment.js), all as three.js meshes
+ * following the {@link Skeleton}'s world pose. Geometries are cached per page and shared by every
+ * figure with the same avatar (the unit shapes and the materials by equipment.js too).
  * @module mannequin
  */
 
 import {
-  BoxGeometry, CanvasTexture, CircleGeometry, CylinderGeometry, Group, LatheGeometry, Mesh, MeshBasicMaterial,
-  MeshStandardMaterial, Object3D, SphereGeometry, SRGBColorSpace, Vector2, Vector3,
+  CanvasTexture, CircleGeometry, Group, LatheGeometry, Mesh, MeshBasicMaterial, Object3D, SRGBColorSpace, Vector2, Vector3,
 } from "three";
+import { Equipment } from "./equipment.js";
+import { material, shared, unitBox, unitCylinder, unitSphere } from "./meshes.js";
 
-const geometryCache = new Map();
 const _up = new Vector3(0, 1, 0);
 const _dir = new Vector3();
 
@@ -37,15 +38,6 @@ function taperedCapsule(r0, r1, len) {
   });
 }
 
-function shared(key, make) {
-  let g = geometryCache.get(key);
-  if (!g) { g = make(); geometryCache.set(key, g); }
-  return g;
-}
-
-const unitSphere = () => shared("sphere", () => new SphereGeometry(1, 18, 12));
-const unitBox = () => shared("box", () => new BoxGeometry(1, 1, 1));
-const unitCylinder = () => shared("cyl", () => new CylinderGeometry(1, 1, 1, 18));
 
 /** A 64² texture: black fading radially from 22 % opacity at the centre to 0 at the rim. */
 function softDisc() {
@@ -63,17 +55,16 @@ function softDisc() {
   return t;
 }
 
-/** One shared MeshStandardMaterial per colour string. */
-const material = (color) => shared(`m${color}`, () => new MeshStandardMaterial({ color, roughness: 0.65, metalness: 0.0 }));
 
 /**
  * @param {import("./skeleton.js").Skeleton} skeleton
  * @param {object} rig rig.json
  * @param {string[]} props declared props
- * @param {{body: string, left: string, right: string, prop: string}} palette CSS colours
+ * @param {{body: string, left: string, right: string, prop: string, load: string, scene: string}} palette CSS colours
+ * @param {object} [equipment] motion JSON `equipment` (none: nothing drawn)
  */
 export class Mannequin {
-  constructor(skeleton, rig, props, palette) {
+  constructor(skeleton, rig, props, palette, equipment) {
     this.skeleton = skeleton;
     this.group = new Group();
     this.nodes = [];
@@ -144,9 +135,10 @@ export class Mannequin {
     this.shadowHeight = av.offsets.pelvis[1];
     this.pelvis = skeleton.index.get("pelvis");
     this.group.add(this.shadow);
+    if (equipment) this.group.add((this.equipment = new Equipment(skeleton, rig, equipment, palette)).group);
   }
 
-  /** Copy the skeleton's world pose onto the bone nodes (call after each evaluate). */
+  /** Copy the skeleton's world pose onto the bone nodes and place the equipment (call after each evaluate). */
   update() {
     const sk = this.skeleton, wp = sk.worldP, wq = sk.worldQ;
     for (let i = 0; i < this.nodes.length; i++) {
@@ -158,5 +150,6 @@ export class Mannequin {
     const p = this.pelvis * 3;
     this.shadow.position.set(wp[p], 0.002, wp[p + 2]);
     this.shadow.visible = wp[p + 1] < 1.6 * this.shadowHeight;
+    this.equipment?.update();
   }
 }

@@ -6,6 +6,7 @@
  */
 
 import { PerspectiveCamera } from "three";
+import { attachItems } from "./equipment.js";
 import { DEG } from "./quat.js";
 import { wake } from "./stage.js";
 
@@ -22,7 +23,7 @@ const ORBIT_KEYS = {
 /** A new camera of the player's field of view. */
 export const makeCamera = () => new PerspectiveCamera(FOV, 4 / 3, 0.05, 50);
 
-/** Bounding sphere of the whole loop (joints, landmarks, props), sampled at keyframes and midpoints. */
+/** Bounding sphere of the whole loop (joints, landmarks, props, equipment), sampled at keyframes and midpoints. */
 export function frameLoop(fig) {
   const m = fig._model, sk = m.skeleton, T = m.timeline.times;
   // the floor (y = 0) is always in the box
@@ -33,10 +34,19 @@ export function frameLoop(fig) {
       if (p[i + a] > hi[a]) hi[a] = p[i + a];
     }
   };
+  const eq = m.motion.equipment;
   for (let k = 0; k < T.length - 1; k++) {
     for (const t of [T[k], 0.5 * (T[k] + T[k + 1])]) {
       m.evaluate(t);
       for (const P of [sk.worldP, sk.landmarkP]) for (let i = 0; i < P.length; i += 3) grow(P, i);
+      // the equipment too (equipment.js): a bar's ends, a band's, the mat's corners (a square
+      // round it), a small item's half length either side
+      if (eq) for (const { item, position: p, axis: x, ends } of attachItems(sk, m.rig, eq)) {
+        const h = item === "barbell" ? m.rig.equipment.geometry.barbell.bar[0] / 2 : 0.12;
+        const d = item === "mat" ? Math.hypot(...eq.mat.size) / 2 : 0;
+        for (const s of [-1, 1]) grow(p.map((c, a) => c + s * (d ? (a === 1 ? 0 : d) : h * x[a])));
+        ends.forEach((e) => grow(e));
+      }
     }
   }
   for (const p of m.motion.props || []) {

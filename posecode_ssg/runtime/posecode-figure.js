@@ -185,10 +185,11 @@ export class PosecodeFigure extends HTMLElement {
       this.sizeDirty = false;
     }
     if (!this.mannequin) {
-      const m = this._model, v = cssVars(this);
+      const m = this._model, v = cssVars(this), C = m.rig.equipment?.colours || {};
       this.mannequin = new Mannequin(m.skeleton, m.rig, m.motion.props || [], {
         body: v("--pc-body", "#8d99a6"), right: v("--pc-right", "#2f6db5"), left: v("--pc-left", "#d9822b"), prop: v("--pc-prop", "#a08f7a"),
-      });
+        load: v("--pc-load", C.load), scene: v("--pc-scene", C.scene),
+      }, m.motion.equipment);
     }
     this.mannequin.update();
     placeCamera(this, c);

@@ -70,6 +70,15 @@ export function validateMotion(m, rig) {
   field(m, "wrapTurn", isNum, "a number of degrees");
   field(m, "rest", ...rest);
   checkQuatMap(m.base, '"base"', bones);
+  const eq = m.equipment, words = rig.equipment?.words || {};
+  if (eq !== undefined) {
+    need(isObject(eq) && isList(eq.items, (w) => Array.isArray(words[w])),
+      `"equipment" must be {"items": [words of ${Object.keys(words).join(", ")}], …}, got ${describe(eq)}`);
+    const has = (w) => eq.items.includes(w), at = '"equipment": ';
+    field(eq, "anchor", (x) => isList(x, isNum, 3), "[x, y, z] in metres (with band-anchor)", at, !has("band-anchor"));
+    field(eq, "mat", (x) => isObject(x) && isList(x.center, isNum, 2) && isList(x.size, (v) => isNum(v) && v > 0, 2) && isNum(x.yaw),
+      '{"center": [x, z], "size": [width, length], "yaw": degrees} (with mat)', at, !has("mat"));
+  }
   field(m, "phases", (x) => Array.isArray(x) && x.length > 0, "a non-empty list", "", false);
   m.phases.forEach((p, i) => {
     const where = `phase ${i + 1}${p && isText(p.name) ? ` ("${p.name}")` : ""}`;

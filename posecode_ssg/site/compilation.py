@@ -25,13 +25,23 @@ def compile_job(job: tuple[str, dict]) -> dict:
     return compile_figure(source, options).to_dict()
 
 
-def figure_options(info: FenceInfo, config: SiteConfig) -> dict:
+def figure_options(info: FenceInfo, config: SiteConfig, meta: dict | None = None) -> dict:
     """Compile options of one fence: its info-string ``view``/``avatar``/``title`` attributes over
-    the config's defaults (``default_view = "auto"`` leaves the view to the poster module).
-    Returns ``{"view", "avatar", "title", "default_avatar"}`` for :func:`figures.compile_figure`."""
+    the config's defaults (``default_view = "auto"`` leaves the view to the poster module), and
+    the equipment drawn on it: the fence's ``equipment`` attribute, else what its page's front
+    matter ``meta`` lists (motion/equipment.py ``page_equipment``; None for none).
+    Returns ``{"view", "avatar", "title", "default_avatar", "equipment"}`` for
+    :func:`figures.compile_figure`."""
     default = None if config.default_view == "auto" else config.default_view
+    if "equipment" in info.attrs:
+        equipment = info.attrs["equipment"]
+    else:
+        from posecode_ssg.motion.equipment import page_equipment
+
+        equipment = page_equipment((meta or {}).get("equipment"))
     return {"view": info.attrs.get("view", default), "avatar": info.attrs.get("avatar"),
-            "title": info.attrs.get("title"), "default_avatar": config.default_avatar}
+            "title": info.attrs.get("title"), "default_avatar": config.default_avatar,
+            "equipment": tuple(equipment) or None}
 
 
 class Compilation:
@@ -121,7 +131,7 @@ class Compiling:
         jobs: dict[str, tuple[str, dict]] = {}
         for page in pages:
             for token in posecode_env(page.env).figures if page.env else []:
-                options = figure_options(token.meta["info"], self.config)
+                options = figure_options(token.meta["info"], self.config, page.meta)
                 key = figure_key(token.content, options)
                 token.meta["key"] = key
                 jobs.setdefault(key, (token.content, options))

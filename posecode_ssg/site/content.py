@@ -282,6 +282,8 @@ def validate_front_matter(text: str, first_line: int) -> tuple[dict, list[Proble
         item_nodes = seq.value if isinstance(seq, yaml.SequenceNode) else []
         for i, item in enumerate(items):
             word = item.strip().lower()
+            if word not in vocab and "-".join(word.split()) in vocab:
+                word = "-".join(word.split())   # "medicine ball" is the slug medicine-ball
             if word in vocab:
                 if word not in good:
                     good.append(word)

@@ -82,4 +82,21 @@ def extract_posecode_blocks(markdown_text: str) -> list[Block]:
     return blocks
 
 
-__all__ = ["Block", "extract_posecode_blocks"]
+def front_matter(text: str) -> dict:
+    """The YAML front matter of a page's ``text`` as a mapping ({} without one, or unreadable):
+    what a figure's equipment is drawn from when its fence names none (``serve``'s
+    figure swap, ``check``)."""
+    import yaml
+
+    lines = text.lstrip("\ufeff").split("\n")
+    if not lines or lines[0].strip() != "---":
+        return {}
+    end = next((i for i, ln in enumerate(lines[1:], 1) if ln.strip() in ("---", "...")), None)
+    try:
+        data = yaml.safe_load("\n".join(lines[1:end])) if end else None
+    except yaml.YAMLError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+__all__ = ["Block", "extract_posecode_blocks", "front_matter"]

@@ -137,6 +137,23 @@ def _diag_dict(d: Any) -> dict:
             "message": str(data.get("message") or ""), "hint": data.get("hint")}
 
 
+def holding_sides(words) -> set[str]:
+    """The hands that close around the equipment ``words`` (motion/equipment.py)."""
+    if not words:
+        return set()
+    from posecode_ssg.motion.equipment import holding_sides as sides
+
+    return sides(words)
+
+
+def _equipment(program, words) -> list[dict]:
+    """Place the equipment ``words`` on ``program`` (its motion JSON ``equipment``) and return the
+    attach problems as diagnostic dicts (motion/equipment.py ``place_equipment``)."""
+    from posecode_ssg.motion.equipment import place_equipment
+
+    return [_diag_dict(d) for d in place_equipment(program, words)]
+
+
 def compile_figure(source: str, options: dict | None = None) -> CompiledFigure:
     """Compile one Posecode block.
 
@@ -144,7 +161,9 @@ def compile_figure(source: str, options: dict | None = None) -> CompiledFigure:
         CRLF line ends; a leading BOM is ignored.
     :param options: ``view`` (``side|front`` or None), ``avatar`` (fence
         attribute, overrides the document), ``default_avatar`` (config, used
-        when the document names none), ``title`` (poster title).
+        when the document names none), ``title`` (poster title),
+        ``equipment`` (a tuple of equipment words drawn on the figure, or None:
+        motion/equipment.py).
     :returns: a :class:`CompiledFigure`; never raises for bad Posecode (the
         problems are in ``diagnostics``). An internal failure of the motion
         compiler becomes an ``internal-error`` diagnostic naming the exception.
@@ -187,7 +206,10 @@ def compile_figure(source: str, options: dict | None = None) -> CompiledFigure:
         figure.motion_missing = True
         return figure
     try:
-        program = compile_ir(ir, avatar=avatar)
+        words = tuple(options.get("equipment") or ())
+        program = compile_ir(ir, avatar=avatar, holding=holding_sides(words))
+        if words:
+            figure.diagnostics += _equipment(program, words)
         figure.motion = program.to_json()
         try:
             from posecode_ssg.language.parser import split_lines

@@ -52,7 +52,7 @@ from posecode_ssg.site.strings import UI
 from posecode_ssg.site.taxonomy import slugify
 
 LANGUAGE = "posecode"
-FIGURE_ATTRS = ("title", "autoplay", "view", "avatar")
+FIGURE_ATTRS = ("title", "autoplay", "view", "avatar", "equipment")
 _TRUE = ("true", "yes", "on", "1")
 _FALSE = ("false", "no", "off", "0")
 
@@ -63,7 +63,8 @@ class FenceInfo:
 
     ``language``: the lower-cased language word ("" when none); ``attrs``:
     the recognised attributes (``title`` str, ``autoplay`` bool, ``view``
-    ``side|front``, ``avatar`` str); ``problems``: messages about attributes
+    ``side|front``, ``avatar`` str, ``equipment`` a tuple of equipment words,
+    motion/equipment.py); ``problems``: messages about attributes
     that were ignored (unknown names, bad values, unbalanced quotes).
     """
 
@@ -92,7 +93,7 @@ def parse_info(info: str) -> FenceInfo:
         Posecode                           any capitalisation
 
     ``posecode-draft`` is a different language. Attribute values may be
-    quoted with ``"`` or ``'``. Only the four figure attributes are read;
+    quoted with ``"`` or ``'``. Only the five figure attributes are read;
     the rest produce ``problems`` (warnings), never markup.
     """
     text = info.strip()
@@ -134,6 +135,12 @@ def parse_info(info: str) -> FenceInfo:
                 result.attrs["autoplay"] = False
             else:
                 result.problems.append(f"autoplay must be true or false, got '{value}'")
+        elif key == "equipment" and eq:
+            # equipment drawn on the figure (motion/equipment.py); "" draws none
+            from posecode_ssg.motion.equipment import read_equipment
+
+            result.attrs["equipment"], problems = read_equipment(value)
+            result.problems.extend(problems)
         elif not eq or not value:
             result.problems.append(f"fence attribute '{key}' needs a value ({key}=\"...\")")
         elif key == "view":
@@ -177,7 +184,15 @@ def _word_column(line: str, message: str) -> int:
     # the word as a whole key or value (not inside another attribute's quoted text)
     word = re.compile(r"(?<=[\s={])" + re.escape(quoted.group(1)) + r"(?=[=\s}]|$)")
     found = word.search(line, fence.end() if fence else 0)
-    return found.start() + 1 if found else 1
+    if found:
+        return found.start() + 1
+    # or a word of the equipment attribute's quoted list (equipment="dumbells mat")
+    listed = re.search(r"\bequipment\s*=\s*([\"'])(.*?)\1", line)
+    if listed:
+        inner = re.search(r"(?<![\w-])" + re.escape(quoted.group(1)) + r"(?![\w-])", listed.group(2))
+        if inner:
+            return listed.start(2) + inner.start() + 1
+    return 1
 
 
 def posecode_env(env: dict) -> PosecodeEnv:

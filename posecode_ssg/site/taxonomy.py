@@ -9,7 +9,8 @@ them. ``docs/site.md`` documents them for authors.
 Equipment reuses the Posecode prop names from
 ``posecode_ssg.language.vocabulary.PROPS`` (spec §1 ``prop``) so that a page
 whose figure declares ``prop chair`` can be checked against its front matter;
-the extra, non-prop items (mat, dumbbell, band) and ``none`` are listed here.
+the extra, non-prop items (mat, dumbbell, kettlebell, barbell, medicine ball, band) and
+``none`` are listed here; a figure draws the unambiguous ones (motion/equipment.py).
 
 Muscle names follow the regional groups used in exercise-science teaching
 texts (for instance the muscle-group index of the ACE Exercise Library and
@@ -45,6 +46,9 @@ EXTRA_EQUIPMENT: dict[str, str] = {
     "none": "No equipment",
     "mat": "Mat",
     "dumbbell": "Dumbbell",
+    "kettlebell": "Kettlebell",
+    "barbell": "Barbell",
+    "medicine-ball": "Medicine ball",
     "band": "Resistance band",
 }
 

@@ -178,13 +178,21 @@ def close_hand(pose: Pose, side: str, state: str = "grip") -> None:
     X, the thumb curls and turns across (local Z: left −, right +) by rig ``HAND_STATES[state]``;
     a digit the document authors (non-zero angles) is left as written. Same rule in
     runtime/solvers/grip.js ``closeHand``."""
+    for bone, e in closed_digits(side, state).items():
+        if not any(abs(v) > 1e-9 for v in pose.euler[bone]):
+            pose.set_euler(bone, e)
+
+
+def closed_digits(side: str, state: str = "grip") -> dict[str, tuple[float, float, float]]:
+    """The XYZ Euler degrees of each digit of hand ``side`` closed in rig ``HAND_STATES[state]``:
+    index to pinky curl about their local X, the thumb curls and turns across (local Z: left −,
+    right +). The one table of a closed hand: a grip on a bar (:func:`close_hand`) and a hand
+    holding equipment (motion/equipment.py) take it."""
     hs = HAND_STATES[state]
+    out = {}
     for d in DIGITS:
-        bone = f"{d}_{side}"
-        if any(abs(v) > 1e-9 for v in pose.euler[bone]):
-            continue
         if d == "thumb":
-            z = hs["thumbZ"] if side == "left" else -hs["thumbZ"]
-            pose.set_euler(bone, (hs["thumbCurl"], 0.0, z))
+            out[f"{d}_{side}"] = (hs["thumbCurl"], 0.0, hs["thumbZ"] if side == "left" else -hs["thumbZ"])
         else:
-            pose.set_euler(bone, (hs["curl"], 0.0, 0.0))
+            out[f"{d}_{side}"] = (hs["curl"], 0.0, 0.0)
+    return out

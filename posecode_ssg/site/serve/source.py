@@ -137,6 +137,7 @@ class ProjectSource:
         from posecode_ssg.site.content import page_url
         from posecode_ssg.site.fences import extract_posecode_blocks
         from posecode_ssg.site.figures import compile_figure
+        from posecode_ssg.site.fences import front_matter
         from posecode_ssg.site.markdown import figure_html, parse_info
 
         content = Path(self.config.content_dir).resolve()
@@ -180,7 +181,7 @@ class ProjectSource:
         for k in edited:
             block = new_blocks[k]
             info = parse_info(block.info)
-            figure = compile_figure(block.source, figure_options(info, self.config))
+            figure = compile_figure(block.source, figure_options(info, self.config, front_matter(new_text)))
             if figure.errors or figure.motion_json is None:
                 return None
             swaps.append({"id": figures[k][0],
@@ -219,3 +220,4 @@ class ProjectSource:
             if src is not None and dest is not None and os.path.realpath(src) in broken:
                 report.error_pages.add(Path(dest).as_posix().lstrip("/"))
         return report
+

@@ -1,0 +1,310 @@
+"""Equipment drawn on the solved body (issue 20): dumbbells, kettlebells, barbells, a medicine
+ball, resistance bands and a mat.
+
+Posecode v0.4's props carry the body and its vocabularies are closed, so equipment belongs to
+the page, not to the language: a fence attribute ``equipment="dumbbells mat"`` names the items
+(:func:`read_equipment`), or the page's front matter ``equipment`` list names the unambiguous
+ones (:func:`page_equipment`). The geometry is data, :data:`GEOMETRY` (rig.json ``equipment``,
+read by the browser runtime and the posters alike); what depends on the whole loop (the mat's
+footprint, the band's anchor) is computed here at compile time into the motion JSON
+``equipment`` (:func:`equipment_json`). Each item is attached to what holds it, every frame,
+after the solver passes: a hand's grip point (the rig's ``grip_<side>`` landmark, along wrist
+local X, the axis the digits curl about), the hands' midpoint, the upper back, the soles
+(:func:`attach`; the runtime twin is runtime/equipment.js). A hand that holds an item closes
+around it (the grip hand state: :func:`holding_sides`, motion/compile.py ``compile_ir``) unless
+a contact plants it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from typing import Any
+
+import numpy as np
+
+from posecode_ssg.language.vocabulary import BONES
+
+#: the words of the fence attribute, each the drawn items (item, holder) it stands for; holders:
+#: ``left`` / ``right`` (that hand's grip point), ``both`` (the hands' midpoint), ``back`` (the
+#: upper back), ``feet`` (a band from under both feet to both hands), ``anchor`` (a band from the
+#: anchor to both hands), ``floor`` (the mat)
+WORDS: dict[str, tuple[tuple[str, str], ...]] = {
+    "dumbbells": (("dumbbell", "left"), ("dumbbell", "right")),
+    "dumbbell-left": (("dumbbell", "left"),),
+    "dumbbell-right": (("dumbbell", "right"),),
+    "kettlebell": (("kettlebell", "both"),),
+    "kettlebell-left": (("kettlebell", "left"),),
+    "kettlebell-right": (("kettlebell", "right"),),
+    "barbell": (("barbell", "both"),),
+    "barbell-back": (("barbell", "back"),),
+    "medicine-ball": (("medicine-ball", "both"),),
+    "band": (("band", "feet"),),
+    "band-anchor": (("band", "anchor"),),
+    "mat": (("mat", "floor"),),
+}
+
+#: front-matter ``equipment`` words drawn without a fence attribute (the unambiguous ones: a
+#: band may be under the feet or anchored, a barbell held or on the back)
+FRONT_MATTER_WORDS: dict[str, str] = {
+    "dumbbell": "dumbbells",
+    "kettlebell": "kettlebell",
+    "medicine-ball": "medicine-ball",
+    "mat": "mat",
+}
+
+#: items a hand closes around (a medicine ball is held between open palms)
+GRIPPED = frozenset({"dumbbell", "kettlebell", "barbell", "band"})
+
+#: the items' sizes (m), rig.json ``equipment.geometry``. Dumbbell: handle (length, radius) and
+#: heads (radius, length) at the handle's ends. Kettlebell: bell radius, its centre ``drop`` under
+#: the handle, the handle (length, radius). Barbell: bar (length, radius), plates (radius,
+#: thickness) centred ``plateAt`` either side of the middle, small enough that a plate seen
+#: end-on in a side view leaves the head clear; on the back it lies ``back`` (x, y, z in the
+#: chest's frame) from the shoulders' midpoint: up on the upper trapezius, behind the neck.
+#: Medicine ball radius (a 4 kg ball is about 23 cm across). Band: strand radius; an anchored
+#: band's anchor lies ``ahead`` in front of the start pose's sternum at its height. Mat: the
+#: smallest (width, length) (a yoga mat, 61 × 183 cm), its thickness, and the margin it keeps
+#: around the body's floor footprint.
+GEOMETRY: dict[str, dict[str, Any]] = {
+    "dumbbell": {"handle": [0.12, 0.015], "head": [0.045, 0.05]},
+    "kettlebell": {"bell": 0.085, "drop": 0.1, "handle": [0.11, 0.011]},
+    "barbell": {"bar": [1.5, 0.014], "plate": [0.07, 0.05], "plateAt": 0.6, "back": [0.0, 0.015, -0.075]},
+    "medicine-ball": {"radius": 0.115},
+    "band": {"radius": 0.006, "ahead": 1.0},
+    "mat": {"size": [0.61, 1.83], "thickness": 0.006, "margin": 0.1},
+}
+
+#: the drawn colours' roles (the seed's props layer): items held on the body in a darker grey over
+#: the limbs, scene items (the mat, a band's anchor) in a recessive grey behind the figure
+COLOURS = {"load": "#5f656c", "scene": "#c9cdd1"}
+
+#: how far apart (m) the palms' grip points may be for a barbell across both hands to attach:
+#: the bar between its plates' inner faces (a snatch grip is about 0.9 m)
+BARBELL_REACH = 2 * GEOMETRY["barbell"]["plateAt"] - GEOMETRY["barbell"]["plate"][1]
+
+
+def rig_equipment() -> dict[str, Any]:
+    """rig.json ``equipment``: ``words`` (each fence word's items and holders), ``frontMatter``,
+    ``gripped``, ``geometry``, ``colours`` (docs/motion-json.md)."""
+    return {"words": {w: [list(p) for p in items] for w, items in WORDS.items()},
+            "frontMatter": dict(FRONT_MATTER_WORDS), "gripped": sorted(GRIPPED),
+            "geometry": GEOMETRY, "colours": dict(COLOURS)}
+
+
+def read_equipment(value: str) -> tuple[tuple[str, ...], list[str]]:
+    """The fence attribute ``equipment="..."`` (space-separated words of :data:`WORDS`): the known
+    words in a fixed order (duplicates dropped) and one problem message per unknown word, with a
+    did-you-mean. ``""`` is no equipment."""
+    words, problems = [], []
+    for word in value.replace(",", " ").split():
+        w = word.strip().lower()
+        if w in WORDS:
+            if w not in words:
+                words.append(w)
+            continue
+        close = difflib.get_close_matches(w, list(WORDS), n=1, cutoff=0.6)
+        hint = f" (did you mean '{close[0]}'?)" if close else f" (known: {', '.join(WORDS)})"
+        problems.append(f"unknown equipment '{word}'{hint}")
+    return tuple(sorted(words, key=list(WORDS).index)), problems
+
+
+def page_equipment(listed) -> tuple[str, ...]:
+    """The fence words a page's front matter ``equipment`` list draws (:data:`FRONT_MATTER_WORDS`),
+    in :data:`WORDS` order."""
+    words = set()
+    for w in listed if isinstance(listed, (list, tuple)) else []:
+        slug = "-".join(w.lower().split()) if isinstance(w, str) else None   # "Medicine ball"
+        if slug in FRONT_MATTER_WORDS:
+            words.add(FRONT_MATTER_WORDS[slug])
+    return tuple(w for w in WORDS if w in words)
+
+
+def drawn_items(words) -> list[tuple[str, str]]:
+    """The (item, holder) pairs ``words`` draw, in order."""
+    return [p for w in words for p in WORDS[w]]
+
+
+def holding_sides(words) -> set[str]:
+    """The hands (``left`` / ``right``) that close around an item of ``words`` (:data:`GRIPPED`)."""
+    sides: set[str] = set()
+    for item, holder in drawn_items(words):
+        if item not in GRIPPED:
+            continue
+        sides |= {holder} if holder in ("left", "right") else {"left", "right"}
+    return sides
+
+
+def sternum(w) -> np.ndarray:
+    """The sternum (m) of a world: the shoulders' midpoint lowered by a third of its height over
+    the chest joint, on the ribcage's front (a point of the start pose that a band's anchor is
+    measured from)."""
+    mid = 0.5 * (np.asarray(w.pos["shoulder_left"]) + np.asarray(w.pos["shoulder_right"]))
+    chest = np.asarray(w.pos["chest"])
+    fwd = np.asarray(w.rot["chest"]) @ np.array([0.0, 0.0, 1.0])
+    return mid + (chest - mid) / 3.0 + 0.09 * fwd
+
+
+def equipment_json(words, start, ends, props=()) -> tuple[dict[str, Any] | None, list[tuple[int, str]]]:
+    """Motion JSON ``equipment`` of the fence words ``words`` for a clip whose start pose's solved
+    world is ``start`` and whose phase ends' are ``ends`` (in phase order), with its declared
+    ``props``; and the attach problems as ``(phase index or −1, message)``.
+
+    ``items``: the words; ``anchor`` (band-anchor): [x, y, z] world metres, ``ahead`` in front of
+    the start pose's sternum at its height, along its facing; ``mat``: ``{"center": [x, z],
+    "size": [width, length], "yaw": degrees}`` (the length along the yawed +Z): the rectangle
+    covering, with the margin, every joint and landmark within 0.2 m of the floor over the start
+    pose and every phase end, along their principal axis (the figure's facing when the
+    footprint is smaller than the mat)."""
+    if not words:
+        return None, []
+    out: dict[str, Any] = {"items": list(words)}
+    problems: list[tuple[int, str]] = []
+    items = drawn_items(words)
+    worlds = [start, *ends]
+    if ("barbell", "both") in items:
+        for k, w in enumerate(worlds):
+            apart = float(np.linalg.norm(np.asarray(w.landmarks["grip_left"]) - np.asarray(w.landmarks["grip_right"])))
+            if apart > BARBELL_REACH:
+                problems.append((k - 1, f"the hands are {apart:.2f} m apart, wider than a barbell's grip "
+                                        f"between its plates ({BARBELL_REACH:.2f} m)"))
+                break
+    if ("band", "anchor") in items:
+        fwd = np.asarray(start.rot["pelvis"]) @ np.array([0.0, 0.0, 1.0])
+        fwd[1] = 0.0
+        fwd /= max(float(np.linalg.norm(fwd)), 1e-9)
+        anchor = sternum(start) + GEOMETRY["band"]["ahead"] * fwd
+        out["anchor"] = [round(float(c), 4) for c in anchor]
+        if "wall" in props:
+            from .rig import PROP_GEOMETRY
+            for k, w in enumerate(worlds):
+                chest = np.asarray(w.pos["chest"])
+                if _blocked(chest, anchor, PROP_GEOMETRY["wall"]):
+                    problems.append((k - 1, "the band's anchor, 1.0 m in front of the chest, is behind "
+                                            "the wall: the band would pass through it"))
+                    break
+    if ("mat", "floor") in items:
+        out["mat"] = _mat(worlds)
+    return out, problems
+
+
+def place_equipment(program, words) -> list:
+    """Set ``program.equipment`` (motion JSON ``equipment``, :func:`equipment_json` over the
+    keyframe solve) for the fence words ``words`` and return the attach problems as warnings
+    (:class:`~posecode_ssg.language.diagnostics.Diagnostic`, code ``equipment-attach``) at the
+    line of the phase they name, or the document's. The build (site/figures.py) and ``check``
+    (checking.py) both take them from here."""
+    from posecode_ssg.language.diagnostics import Diagnostic
+
+    from .solve import solve_keyframes
+
+    sol = solve_keyframes(program)
+    program.equipment, problems = equipment_json(words, sol.base, [p.world for p in sol.phases], program.props)
+    out = []
+    for k, message in problems:
+        kf = program.keyframes[k] if k >= 0 else None
+        where = f" in phase '{kf.name}'" if kf is not None else " in the start pose"
+        out.append(Diagnostic("equipment-attach", "warning", (kf.line if kf is not None else program.ir.line) or 1, 1,
+                              f"cannot attach the equipment{where}: {message}",
+                              "change the fence's equipment attribute, or the movement"))
+    return out
+
+
+def _blocked(a: np.ndarray, b: np.ndarray, prop: dict) -> bool:
+    """Whether the segment a–b passes through one of ``prop``'s box meshes."""
+    for m in prop.get("meshes", []):
+        if m.get("shape") != "box":
+            continue
+        lo = np.asarray(m["center"]) - 0.5 * np.asarray(m["size"])
+        hi = np.asarray(m["center"]) + 0.5 * np.asarray(m["size"])
+        t0, t1, d = 0.0, 1.0, b - a
+        for i in range(3):
+            if abs(d[i]) < 1e-12:
+                if not lo[i] <= a[i] <= hi[i]:
+                    break
+                continue
+            u0, u1 = sorted(((lo[i] - a[i]) / d[i], (hi[i] - a[i]) / d[i]))
+            t0, t1 = max(t0, u0), min(t1, u1)
+            if t0 > t1:
+                break
+        else:
+            return True
+    return False
+
+
+def _mat(worlds) -> dict[str, Any]:
+    g = GEOMETRY["mat"]
+    pts = []
+    for w in worlds:
+        for p in [*(w.pos[b] for b in BONES), *(w.landmarks[n] for n in w.avatar.landmarks)]:
+            if float(p[1]) <= 0.2:
+                pts.append((float(p[0]), float(p[2])))
+    P = np.array(pts) if pts else np.zeros((1, 2))
+    c = P.mean(axis=0)
+    # the footprint's principal axis (the body's length when it lies), else the figure's facing
+    facing = np.asarray(worlds[0].rot["pelvis"]) @ np.array([0.0, 0.0, 1.0])
+    yaw = math.atan2(float(facing[0]), float(facing[2]))
+    if len(P) > 2:
+        vals, vecs = np.linalg.eigh(np.cov((P - c).T))
+        if vals[1] > 1e-9 and math.sqrt(vals[1]) * 4.0 > g["size"][1] * 0.5:
+            v = vecs[:, 1]
+            yaw = math.atan2(float(v[0]), float(v[1]))
+    ax = np.array([math.sin(yaw), math.cos(yaw)])     # the length
+    lat = np.array([ax[1], -ax[0]])                    # the width
+    along, across = (P - c) @ ax, (P - c) @ lat
+    length = max(g["size"][1], float(along.max() - along.min()) + 2 * g["margin"])
+    width = max(g["size"][0], float(across.max() - across.min()) + 2 * g["margin"])
+    centre = c + ax * 0.5 * float(along.max() + along.min()) + lat * 0.5 * float(across.max() + across.min())
+    return {"center": [round(float(centre[0]), 4), round(float(centre[1]), 4)],
+            "size": [round(width, 4), round(length, 4)], "yaw": round(math.degrees(yaw), 3)}
+
+
+def _unit(v) -> np.ndarray:
+    v = np.asarray(v, float)
+    return v / max(float(np.linalg.norm(v)), 1e-12)
+
+
+def attach(w, eq: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """Where each drawn item of motion JSON ``equipment`` ``eq`` is on world ``w`` (joints,
+    landmarks and rotations, m): one record per item, as ``el.sample().equipment`` lists them
+    (docs/runtime.md): ``item`` (singular name), ``position`` (its centre: a held item's grip
+    point or the grip points' midpoint; a bar on the back the bar's middle; a band the mean of
+    its ends; the mat's centre on the floor), ``axis`` (a handle's or bar's direction: wrist local
+    X; the grip points' line; the shoulders' line; the mat's length), ``attached`` (the landmark,
+    joint or anchor ids it follows) and ``ends`` (a band's strands, end points in pairs; else
+    empty). The runtime's twin is runtime/equipment.js ``attachItems``."""
+    if not eq:
+        return []
+    out = []
+    grip = {s: np.asarray(w.landmarks[f"grip_{s}"], float) for s in ("left", "right")}
+    axis = {s: np.asarray(w.rot[f"wrist_{s}"]) @ np.array([1.0, 0.0, 0.0]) for s in ("left", "right")}
+    for item, holder in drawn_items(eq.get("items", [])):
+        rec: dict[str, Any] = {"item": item, "ends": []}
+        if holder in ("left", "right"):
+            rec.update(position=grip[holder], axis=axis[holder], attached=[f"grip_{holder}"])
+        elif holder == "both":
+            palms = ("palm_left", "palm_right") if item == "medicine-ball" else ("grip_left", "grip_right")
+            a, b = (np.asarray(w.landmarks[p], float) for p in palms)
+            rec.update(position=0.5 * (a + b), axis=_unit(a - b), attached=list(palms))
+        elif holder == "back":
+            sl, sr = np.asarray(w.pos["shoulder_left"], float), np.asarray(w.pos["shoulder_right"], float)
+            off = np.asarray(w.rot["chest"]) @ np.asarray(GEOMETRY["barbell"]["back"], float)
+            rec.update(position=0.5 * (sl + sr) + off, axis=_unit(sl - sr),
+                       attached=["shoulder_left", "shoulder_right", "chest"])
+        elif holder in ("feet", "anchor"):
+            ends = []
+            for s in ("left", "right"):
+                start = np.asarray(eq["anchor"], float) if holder == "anchor" else np.asarray(w.landmarks[f"sole_{s}"], float)
+                ends += [start, grip[s]]
+            rec.update(position=np.mean(ends, axis=0), axis=_unit(ends[1] - ends[0]), ends=ends,
+                       attached=(["anchor"] if holder == "anchor" else ["sole_left", "sole_right"]) + ["grip_left", "grip_right"])
+        else:   # the mat
+            m = eq["mat"]
+            yaw = math.radians(m["yaw"])
+            rec.update(position=np.array([m["center"][0], 0.0, m["center"][1]]),
+                       axis=np.array([math.sin(yaw), 0.0, math.cos(yaw)]), attached=["floor"])
+        rec["position"] = [float(c) for c in rec["position"]]
+        rec["axis"] = [float(c) for c in rec["axis"]]
+        rec["ends"] = [[float(c) for c in e] for e in rec["ends"]]
+        out.append(rec)
+    return out

@@ -1,0 +1,219 @@
+"""Equipment on the figure (issue 20): the fence attribute and front matter words, the hands that
+close around what they hold, where each item attaches on a solved world, the mat's footprint, the
+band's anchor and the attach warnings."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from posecode_ssg.language import parse
+from posecode_ssg.motion import compile_ir
+from posecode_ssg.motion.equipment import (
+    GEOMETRY,
+    WORDS,
+    attach,
+    holding_sides,
+    page_equipment,
+    place_equipment,
+    read_equipment,
+    sternum,
+)
+from posecode_ssg.motion.rig import HAND_STATES
+from posecode_ssg.motion.solve import solve_keyframes
+from posecode_ssg.site.figures import compile_figure, figure_key
+from posecode_ssg.site.markdown import parse_info
+
+RAISE = """posecode exercise "Lateral raise"
+  rig humanoid
+  pose start = standing
+  step "Raise" 1.4s settle:
+    shoulders: abduct 85
+    elbows: flex 15
+    ground-lock: feet
+  step "Lower" 2s settle:
+    shoulders: abduct 0
+    elbows: flex 0
+    ground-lock: feet
+"""
+
+PLANK_REACH = """posecode exercise "Plank shoulder tap"
+  rig humanoid
+  pose start = plank
+  step "Tap" 1s flow:
+    ground-lock: hands, feet
+  step "Hold" 1s flow:
+    ground-lock: feet
+    ground-lock: hand_left
+"""
+
+WIDE = """posecode exercise "Wide arms"
+  rig humanoid
+  pose start = standing
+  step "Open" 1s flow:
+    shoulders: abduct 90
+    elbows: flex 0
+    ground-lock: feet
+"""
+
+
+def program_with(source: str, words):
+    program = compile_ir(parse(source).ir, holding=holding_sides(words))
+    problems = place_equipment(program, words)
+    return program, problems
+
+
+def worlds(program):
+    sol = solve_keyframes(program)
+    return [sol.base, *(p.world for p in sol.phases)]
+
+
+def test_fence_attribute_reads_known_words_and_suggests_unknown_ones():
+    words, problems = read_equipment("mat dumbbells mat")
+    assert words == ("dumbbells", "mat")   # WORDS order, duplicates dropped
+    words, problems = read_equipment("dumbell matt")
+    assert words == ()
+    assert problems == ["unknown equipment 'dumbell' (did you mean 'dumbbells'?)",
+                        "unknown equipment 'matt' (did you mean 'mat'?)"]
+    assert read_equipment("") == ((), [])
+    info = parse_info('posecode equipment="kettlebell treadmill"')
+    assert info.attrs["equipment"] == ("kettlebell",)
+    assert any("treadmill" in p for p in info.problems)
+    assert parse_info('posecode equipment=""').attrs["equipment"] == ()
+
+
+def test_front_matter_draws_only_the_unambiguous_items():
+    # a band may be under the feet or anchored, a barbell held or on the back: not drawn
+    assert page_equipment(["dumbbell", "band", "barbell", "mat", "none"]) == ("dumbbells", "mat")
+    assert page_equipment(["Medicine ball", "kettlebell"]) == ("kettlebell", "medicine-ball")
+    assert page_equipment(None) == ()
+
+
+def test_equipment_is_part_of_the_figure_cache_key():
+    assert figure_key(RAISE, {"equipment": ("dumbbells",)}) != figure_key(RAISE, {"equipment": None})
+
+
+def test_holding_hands_close_unless_a_contact_plants_them():
+    assert holding_sides(("dumbbell-left",)) == {"left"}
+    assert holding_sides(("medicine-ball",)) == set()   # held between open palms
+    assert holding_sides(("mat", "barbell")) == {"left", "right"}
+    hs = HAND_STATES["grip"]
+    program, _ = program_with(RAISE, ("dumbbell-right",))
+    for euler in (program.base_euler, *(kf.euler for kf in program.keyframes)):
+        assert euler["index_right"] == pytest.approx((hs["curl"], 0.0, 0.0))
+        assert euler["thumb_right"] == pytest.approx((hs["thumbCurl"], 0.0, -hs["thumbZ"]))
+        assert euler["index_left"] == (0.0, 0.0, 0.0)
+    # a phase that plants the left hand on the floor does not close it
+    program, _ = program_with(PLANK_REACH, ("dumbbells",))
+    tap, hold = program.keyframes
+    assert tap.euler["index_left"] == (0.0, 0.0, 0.0) and hold.euler["index_left"] == (0.0, 0.0, 0.0)
+    assert tap.euler["index_right"] == (0.0, 0.0, 0.0)        # planted in "Tap"
+    assert hold.euler["index_right"] == pytest.approx((hs["curl"], 0.0, 0.0))   # free in "Hold"
+
+
+def test_held_items_follow_the_grip_points_along_the_wrist_axis():
+    program, problems = program_with(RAISE, ("dumbbells", "barbell-back", "medicine-ball", "kettlebell"))
+    assert problems == []
+    for w in worlds(program):
+        recs = {(r["item"], tuple(r["attached"])): r for r in attach(w, program.equipment)}
+        for s in ("left", "right"):
+            r = recs[("dumbbell", (f"grip_{s}",))]
+            assert np.allclose(r["position"], w.landmarks[f"grip_{s}"])
+            assert np.linalg.norm(np.array(r["position"]) - w.landmarks[f"palm_{s}"]) < 0.03
+            # the handle runs across the palm: wrist local X in the world
+            assert np.allclose(r["axis"], np.asarray(w.rot[f"wrist_{s}"])[:, 0])
+        bell = recs[("kettlebell", ("grip_left", "grip_right"))]
+        assert np.allclose(bell["position"], 0.5 * (w.landmarks["grip_left"] + w.landmarks["grip_right"]))
+        ball = recs[("medicine-ball", ("palm_left", "palm_right"))]
+        assert np.allclose(ball["position"], 0.5 * (w.landmarks["palm_left"] + w.landmarks["palm_right"]))
+        bar = next(r for r in recs.values() if r["item"] == "barbell")
+        shoulders = w.pos["shoulder_left"] - w.pos["shoulder_right"]
+        cos = float(np.dot(bar["axis"], shoulders)) / float(np.linalg.norm(shoulders))
+        assert math.degrees(math.acos(min(1.0, abs(cos)))) < 1e-6   # parallel to the shoulders
+        # on the upper back: behind the neck joint, along the chest's facing
+        back = float(np.dot(np.array(bar["position"]) - w.pos["neck"], np.asarray(w.rot["chest"])[:, 2]))
+        assert back < -0.03
+
+
+def test_band_runs_from_the_soles_or_the_anchor_to_the_grips():
+    program, _ = program_with(RAISE, ("band", "band-anchor"))
+    start = worlds(program)[0]
+    anchor = np.array(program.equipment["anchor"])
+    # 1.0 m in front of the start pose's sternum, at its height
+    ahead = anchor - sternum(start)
+    assert ahead[1] == pytest.approx(0.0, abs=1e-4)
+    assert float(np.hypot(ahead[0], ahead[2])) == pytest.approx(GEOMETRY["band"]["ahead"], abs=1e-4)
+    assert ahead[2] > 0.99   # the figure faces +Z
+    for w in worlds(program):
+        feet, anchored = attach(w, program.equipment)
+        assert np.allclose(feet["ends"], [w.landmarks["sole_left"], w.landmarks["grip_left"],
+                                          w.landmarks["sole_right"], w.landmarks["grip_right"]])
+        assert np.allclose(anchored["ends"], [anchor, w.landmarks["grip_left"], anchor, w.landmarks["grip_right"]],
+                           atol=1e-4)
+
+
+def test_mat_covers_the_floor_footprint_of_the_whole_loop():
+    supine = """posecode exercise "Dead bug"
+  rig humanoid
+  pose start = supine
+  step "Reach" 1s flow:
+    shoulders: flex 90
+    hips: flex 90
+    knees: flex 90
+"""
+    for source in (RAISE, supine):
+        program, _ = program_with(source, ("mat",))
+        mat = program.equipment["mat"]
+        yaw = math.radians(mat["yaw"])
+        ax, lat = np.array([math.sin(yaw), math.cos(yaw)]), np.array([math.cos(yaw), -math.sin(yaw)])
+        assert mat["size"][0] >= GEOMETRY["mat"]["size"][0] and mat["size"][1] >= GEOMETRY["mat"]["size"][1]
+        for w in worlds(program):
+            for name in ("ankle_left", "ankle_right", "heel_left", "toe_right", "pelvis", "head"):
+                p = w.pos[name] if name in w.avatar.offsets else w.landmarks[name]
+                if p[1] > 0.2:
+                    continue
+                d = np.array([p[0], p[2]]) - np.array(mat["center"])
+                assert abs(float(d @ ax)) <= 0.5 * mat["size"][1] - 0.05
+                assert abs(float(d @ lat)) <= 0.5 * mat["size"][0] - 0.05
+    # a body lying along Z gets a mat along Z: longer than a standing figure's minimum
+    program, _ = program_with(supine, ("mat",))
+    assert abs(math.cos(math.radians(program.equipment["mat"]["yaw"]))) > 0.99
+
+
+def test_barbell_the_hands_never_hold_together_is_a_warning_naming_it():
+    program, problems = program_with(WIDE, ("barbell",))
+    assert [p.code for p in problems] == ["equipment-attach"]
+    assert "phase 'Open'" in problems[0].message and problems[0].severity == "warning"
+    assert problems[0].line == program.keyframes[0].line
+    # straight arms abducted 90°: the grip points are about two arm spans apart, wider than the bar
+    open_world = worlds(program)[1]
+    apart = float(np.linalg.norm(open_world.landmarks["grip_left"] - open_world.landmarks["grip_right"]))
+    bar = GEOMETRY["barbell"]
+    assert apart > 2 * bar["plateAt"] - bar["plate"][1]
+    _, problems = program_with(RAISE.replace("abduct 85", "abduct 20"), ("barbell",))
+    assert problems == []
+    _, problems = program_with(WIDE, ("barbell-back",))
+    assert problems == []
+
+
+def test_band_through_a_solid_box_is_found():
+    from posecode_ssg.motion.equipment import _blocked
+
+    wall = {"meshes": [{"shape": "box", "size": [2.0, 2.0, 0.1], "center": [0.0, 1.0, 0.5]}]}
+    chest = np.array([0.0, 1.3, 0.0])
+    assert _blocked(chest, np.array([0.0, 1.3, 1.0]), wall)        # through the slab at z 0.45-0.55
+    assert not _blocked(chest, np.array([0.0, 1.3, 0.4]), wall)    # stops short of it
+    assert not _blocked(chest + [1.2, 0, 0], np.array([1.2, 1.3, 1.0]), wall)   # beside it
+    # the built-in wall stands behind the figure: an anchor in front is clear of it
+    source = WIDE.replace("  pose start = standing", "  prop wall\n  pose start = standing")
+    assert program_with(source, ("band-anchor",))[1] == []
+
+
+def test_compile_figure_carries_equipment_into_the_motion_json():
+    fig = compile_figure(RAISE, {"equipment": ("dumbbells", "mat")})
+    assert fig.motion["equipment"]["items"] == ["dumbbells", "mat"]
+    assert set(fig.motion["equipment"]["mat"]) == {"center", "size", "yaw"}
+    assert "equipment" not in compile_figure(RAISE, {"equipment": None}).motion
+    assert set(WORDS) >= set(fig.motion["equipment"]["items"])
