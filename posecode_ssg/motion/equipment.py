@@ -69,7 +69,7 @@ GRIPPED = frozenset({"dumbbell", "kettlebell", "barbell", "band"})
 GEOMETRY: dict[str, dict[str, Any]] = {
     "dumbbell": {"handle": [0.12, 0.015], "head": [0.045, 0.05]},
     "kettlebell": {"bell": 0.085, "drop": 0.1, "handle": [0.11, 0.011]},
-    "barbell": {"bar": [1.5, 0.014], "plate": [0.07, 0.05], "plateAt": 0.6, "back": [0.0, 0.015, -0.075]},
+    "barbell": {"bar": [1.5, 0.014], "plate": [0.06, 0.05], "plateAt": 0.6, "back": [0.0, 0.015, -0.075]},
     "medicine-ball": {"radius": 0.115},
     "band": {"radius": 0.006, "ahead": 1.0},
     "mat": {"size": [0.61, 1.83], "thickness": 0.006, "margin": 0.1},

@@ -21,7 +21,10 @@ const GRIPS = ["grip_left", "grip_right"];
 /** what each holder follows (`attached`) */
 const HOLDS = { left: ["grip_left"], right: ["grip_right"], both: GRIPS, back: ["shoulder_left", "shoulder_right", "chest"],
   feet: ["sole_left", "sole_right", ...GRIPS], anchor: ["anchor", ...GRIPS], floor: ["floor"] };
-const X = [1, 0, 0], _a = [0, 0, 0], _b = [0, 0, 0], _up = new Vector3(0, 1, 0), _v = new Vector3();
+// typed like every vector the solvers hand to quat.js: a plain array there would make rotateVec
+// polymorphic, which slowed every figure's solve on the page threefold
+const X = Float64Array.of(1, 0, 0), _a = new Float64Array(3), _b = new Float64Array(3), _r = new Float64Array(3);
+const _up = new Vector3(0, 1, 0), _v = new Vector3();
 
 /** Copy joint or landmark `n`'s world position (m) into `d`. */
 const put = (sk, n, d) => {
@@ -83,13 +86,15 @@ export function attachItems(sk, rig, eq, out = equipmentRecords(rig, eq)) {
       x[0] = Math.sin(y); x[1] = 0; x[2] = Math.cos(y);
     } else if (n === 1) {   // one hand: its grip point, along wrist local X
       put(sk, A[0], p);
-      rotateVec(x, 0, sk.worldQ, 4 * sk.index.get(A[0] === "grip_left" ? "wrist_left" : "wrist_right"), X, 0);
+      rotateVec(_r, 0, sk.worldQ, 4 * sk.index.get(A[0] === "grip_left" ? "wrist_left" : "wrist_right"), X, 0);
+      for (let k = 0; k < 3; k++) x[k] = _r[k];
     } else {   // both hands, or the shoulders (+ the chest's offset up the back)
       put(sk, A[0], _a); put(sk, A[1], _b);
       for (let k = 0; k < 3; k++) p[k] = 0.5 * (_a[k] + _b[k]);
       unit(x, _a, _b);
       if (n === 3) {
-        rotateVec(_a, 0, sk.worldQ, 4 * sk.index.get("chest"), rig.equipment.geometry.barbell.back, 0);
+        for (let k = 0; k < 3; k++) _r[k] = rig.equipment.geometry.barbell.back[k];
+        rotateVec(_a, 0, sk.worldQ, 4 * sk.index.get("chest"), _r, 0);
         for (let k = 0; k < 3; k++) p[k] += _a[k];
       }
     }

@@ -1,6 +1,7 @@
 """Helpers shared by the motion tests (not a test module), and Posecode sources that the numpy
 solve's tests and the browser runtime's (playwright_tests/, as ``tests.motion.helpers_motion``)
-both check: the same movement through both solvers.
+both check: the same movement through both solvers; and :func:`demo_figure`, a figure of the demo
+library's content/ pages with the equipment the build draws on it.
 
 ``shared_path`` is tests/conftest.py's, loaded by file path under a private module name: test
 folders without ``__init__.py`` share the module name ``conftest``, so ``from conftest import``
@@ -24,6 +25,24 @@ if _NAME not in sys.modules:
     sys.modules[_NAME] = _mod
     _spec.loader.exec_module(_mod)
 shared_path = sys.modules[_NAME].shared_path
+
+#: the demo library's pages (the repository's content/ folder)
+CONTENT = Path(__file__).resolve().parents[2] / "content"
+
+
+def demo_figure(rel: str) -> tuple[str, tuple[str, ...]]:
+    """(Posecode source, equipment words) of the first ```posecode fence of content/``rel``, the
+    words as the build decides them (site/compilation.py ``figure_options``): the fence's
+    ``equipment`` attribute when it has one, else what the page's front matter lists
+    (motion/equipment.py ``page_equipment``)."""
+    from posecode_ssg.motion.equipment import page_equipment
+    from posecode_ssg.site.fences import extract_posecode_blocks, front_matter
+
+    text = (CONTENT / rel).read_text(encoding="utf-8")
+    block = extract_posecode_blocks(text)[0]
+    if "equipment" in block.attrs:
+        return block.source, tuple(block.attrs["equipment"])
+    return block.source, tuple(page_equipment(front_matter(text).get("equipment")))
 
 
 def compile_source(src: str, **kw):

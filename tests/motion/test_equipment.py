@@ -26,19 +26,16 @@ from posecode_ssg.motion.solve import solve_keyframes
 from posecode_ssg.site.figures import compile_figure, figure_key
 from posecode_ssg.site.markdown import parse_info
 
-RAISE = """posecode exercise "Lateral raise"
-  rig humanoid
-  pose start = standing
-  step "Raise" 1.4s settle:
-    shoulders: abduct 85
-    elbows: flex 15
-    ground-lock: feet
-  step "Lower" 2s settle:
-    shoulders: abduct 0
-    elbows: flex 0
-    ground-lock: feet
-"""
+from helpers_motion import demo_figure
 
+#: content/strength/dumbbell-lateral-raise.md: shoulders abducted 85 with the elbows at 15, and back
+RAISE, _ = demo_figure("strength/dumbbell-lateral-raise.md")
+#: content/strength/dead-bug.md: lying supine, arms up and legs in tabletop, one arm and the
+#: opposite leg reaching away in turn
+DEAD_BUG, _ = demo_figure("strength/dead-bug.md")
+
+#: a plank whose 'Tap' plants both hands and whose 'Hold' plants only the left (the demo's plank
+#: plants both throughout)
 PLANK_REACH = """posecode exercise "Plank shoulder tap"
   rig humanoid
   pose start = plank
@@ -49,6 +46,7 @@ PLANK_REACH = """posecode exercise "Plank shoulder tap"
     ground-lock: hand_left
 """
 
+#: straight arms abducted 90: the hands too far apart to hold one bar
 WIDE = """posecode exercise "Wide arms"
   rig humanoid
   pose start = standing
@@ -155,15 +153,7 @@ def test_band_runs_from_the_soles_or_the_anchor_to_the_grips():
 
 
 def test_mat_covers_the_floor_footprint_of_the_whole_loop():
-    supine = """posecode exercise "Dead bug"
-  rig humanoid
-  pose start = supine
-  step "Reach" 1s flow:
-    shoulders: flex 90
-    hips: flex 90
-    knees: flex 90
-"""
-    for source in (RAISE, supine):
+    for source in (RAISE, DEAD_BUG):
         program, _ = program_with(source, ("mat",))
         mat = program.equipment["mat"]
         yaw = math.radians(mat["yaw"])
@@ -178,7 +168,7 @@ def test_mat_covers_the_floor_footprint_of_the_whole_loop():
                 assert abs(float(d @ ax)) <= 0.5 * mat["size"][1] - 0.05
                 assert abs(float(d @ lat)) <= 0.5 * mat["size"][0] - 0.05
     # a body lying along Z gets a mat along Z: longer than a standing figure's minimum
-    program, _ = program_with(supine, ("mat",))
+    program, _ = program_with(DEAD_BUG, ("mat",))
     assert abs(math.cos(math.radians(program.equipment["mat"]["yaw"]))) > 0.99
 
 
@@ -192,6 +182,7 @@ def test_barbell_the_hands_never_hold_together_is_a_warning_naming_it():
     apart = float(np.linalg.norm(open_world.landmarks["grip_left"] - open_world.landmarks["grip_right"]))
     bar = GEOMETRY["barbell"]
     assert apart > 2 * bar["plateAt"] - bar["plate"][1]
+    assert "abduct 85" in RAISE
     _, problems = program_with(RAISE.replace("abduct 85", "abduct 20"), ("barbell",))
     assert problems == []
     _, problems = program_with(WIDE, ("barbell-back",))

@@ -23,100 +23,20 @@ from posecode_ssg.motion.rotation import rot_y
 from posecode_ssg.motion.solve import solve_keyframes
 from posecode_ssg.site.figures import compile_figure
 
+from helpers_motion import demo_figure
+
 SVG = "{http://www.w3.org/2000/svg}"
 S = 100.0   # SVG user units per metre
 TOL = 0.06  # the SVG's coordinates are rounded to 0.1 unit
 
-LATERAL_RAISE = '''posecode exercise "Dumbbell lateral raise"
-  rig humanoid
-  pose start = standing
+#: the demo pages' figures: (source, the equipment words the build draws on them)
+LATERAL_RAISE = demo_figure("strength/dumbbell-lateral-raise.md")   # dumbbells
+GOBLET_SQUAT = demo_figure("strength/goblet-squat.md")              # a kettlebell
+BACK_SQUAT = demo_figure("strength/barbell-back-squat.md")          # a barbell on the back
+BAND_CURL = demo_figure("strength/band-curl.md")                    # a band under the feet
+GLUTE_BRIDGE = demo_figure("rehab/glute-bridge.md")                 # a mat
 
-  step "Raise to the sides" 1.4s settle:
-    shoulders: abduct 85
-    elbows: flex 15
-    ground-lock: feet
-
-  step "Lower slowly" 2s settle:
-    shoulders: abduct 0
-    elbows: flex 0
-    ground-lock: feet
-'''
-
-GOBLET_SQUAT = '''posecode exercise "Goblet squat"
-  rig humanoid
-  pose start = standing:
-    shoulders: flex 25
-    elbows: flex 125
-
-  step "Sit" 1.8s settle:
-    hips: flex 85
-    knees: flex 95
-    ankles: dorsiflex 15
-    pelvis: hinge 45
-    ground-lock: feet
-
-  step "Stand" 1.3s drive:
-    hips: flex 0
-    knees: flex 0
-    ankles: dorsiflex 0
-    pelvis: hinge 0
-    ground-lock: feet
-'''
-
-BACK_SQUAT = '''posecode exercise "Back squat"
-  rig humanoid
-  pose start = standing:
-    shoulders: abduct 60
-    elbows: flex 110
-
-  step "Squat" 1.8s settle:
-    hips: flex 75
-    knees: flex 85
-    ankles: dorsiflex 15
-    pelvis: hinge 55
-    ground-lock: feet
-
-  step "Stand" 1.3s drive:
-    hips: flex 0
-    knees: flex 0
-    ankles: dorsiflex 0
-    pelvis: hinge 0
-    ground-lock: feet
-'''
-
-BAND_CURL = '''posecode exercise "Band curl"
-  rig humanoid
-  pose start = standing
-
-  step "Curl" 1.2s settle:
-    elbows: flex 130
-    ground-lock: feet
-
-  step "Lower" 2s settle:
-    elbows: flex 0
-    ground-lock: feet
-'''
-
-GLUTE_BRIDGE = '''posecode exercise "Glute bridge"
-  rig humanoid
-  pose start = supine:
-    hips: flex 46
-    knees: flex 110
-    ankles: plantarflex 26
-
-  step "Lift" 2s settle:
-    hips: flex 0
-    ankles: plantarflex 10
-    shoulders: extend 31
-    ground-lock: feet
-
-  step "Lower" 2s settle:
-    hips: flex 46
-    ankles: plantarflex 26
-    shoulders: extend 0
-    ground-lock: feet
-'''
-
+#: a quarter turn while curling dumbbells (no demo page turns with equipment)
 TURNING_CURL = '''posecode exercise "Turning curl"
   rig humanoid
   pose start = standing
@@ -249,7 +169,7 @@ def _assert_layering(root, held: list, scene: list = ()) -> None:
 
 
 def test_lateral_raise_draws_a_dumbbell_in_each_hand_at_the_grip_points():
-    program, svg, root = _poster(LATERAL_RAISE, ("dumbbells",), view="front")
+    program, svg, root = _poster(*LATERAL_RAISE, view="front")
     recs, turn, travel = _expected(program, root)
     els = _items(root, "dumbbell")
     assert len(els) == len(recs) == 2
@@ -284,7 +204,7 @@ def _segment_distance(p, a, b) -> float:
 
 
 def test_goblet_squat_kettlebell_hangs_its_drop_below_the_handle():
-    program, svg, root = _poster(GOBLET_SQUAT, ("kettlebell",))
+    program, svg, root = _poster(*GOBLET_SQUAT)
     assert root.get("data-frame") == "1"   # the squat's bottom
     (rec,), turn, travel = _expected(program, root)
     (el,) = _items(root, "kettlebell")
@@ -303,7 +223,7 @@ def test_goblet_squat_kettlebell_hangs_its_drop_below_the_handle():
 
 
 def test_back_squat_bar_is_seen_end_on_with_plate_circles_and_the_head_over_it():
-    program, svg, root = _poster(BACK_SQUAT, ("barbell-back",), view="side")
+    program, svg, root = _poster(*BACK_SQUAT, view="side")
     (rec,), turn, travel = _expected(program, root)
     (el,) = _items(root, "barbell")
     want = _project(rec["position"], "side", turn, travel)
@@ -327,7 +247,7 @@ def test_back_squat_bar_is_seen_end_on_with_plate_circles_and_the_head_over_it()
 
 
 def test_band_curl_draws_one_strand_per_side_from_the_soles_to_the_hands():
-    program, svg, root = _poster(BAND_CURL, ("band",))
+    program, svg, root = _poster(*BAND_CURL)
     (rec,), turn, travel = _expected(program, root)
     (el,) = _items(root, "band")
     assert np.allclose(_data_centre(el), _project(rec["position"], "side", turn, travel), atol=TOL)
@@ -343,7 +263,7 @@ def test_band_curl_draws_one_strand_per_side_from_the_soles_to_the_hands():
 
 
 def test_glute_bridge_mat_is_a_floor_strip_behind_the_figure_covering_its_footprint():
-    program, svg, root = _poster(GLUTE_BRIDGE, ("mat",))
+    program, svg, root = _poster(*GLUTE_BRIDGE)
     (rec,), turn, travel = _expected(program, root)
     (el,) = _items(root, "mat")
     assert "pc-scene" in _class(el)
@@ -393,7 +313,7 @@ def test_items_follow_the_hands_through_a_turn_and_a_flip():
 
 
 def test_phase_strip_and_contact_sheet_draw_the_items_of_every_frame():
-    program = _program(GOBLET_SQUAT, ("kettlebell", "mat"))
+    program = _program(GOBLET_SQUAT[0], ("kettlebell", "mat"))
     strip = ET.fromstring(render_phase_strip(program))
     cells = [c for c in strip.iter(SVG + "g") if "pc-cell" in _class(c)]
     assert len(cells) == 1 + len(program.keyframes)
@@ -406,12 +326,13 @@ def test_phase_strip_and_contact_sheet_draw_the_items_of_every_frame():
         (disc,) = _parts(bell, "bell")
         drop = float(disc.get("cy")) - _data_centre(bell)[1]
         assert drop == pytest.approx(GEOMETRY["kettlebell"]["drop"] * S, abs=TOL)
-    sheet = ET.fromstring(render_contact_sheet([program, _program(LATERAL_RAISE, ("dumbbells",)), _program(BAND_CURL)]))
+    sheet = ET.fromstring(render_contact_sheet([program, _program(*LATERAL_RAISE), _program(BAND_CURL[0])]))
     assert len(_items(sheet, "kettlebell")) == 1 and len(_items(sheet, "dumbbell")) == 2
     assert len(_items(sheet)) == 4
 
 
-@pytest.mark.parametrize("source", [LATERAL_RAISE, GOBLET_SQUAT, GLUTE_BRIDGE])
+@pytest.mark.parametrize("source", [LATERAL_RAISE[0], GOBLET_SQUAT[0], GLUTE_BRIDGE[0]],
+                         ids=["lateral-raise", "goblet-squat", "glute-bridge"])
 def test_nothing_is_drawn_without_equipment(source):
     program = _program(source)
     for svg in (render_poster(program), render_phase_strip(program), render_contact_sheet([program])):
@@ -419,14 +340,15 @@ def test_nothing_is_drawn_without_equipment(source):
 
 
 def test_compile_figure_posters_carry_the_fence_equipment():
-    fig = compile_figure(GOBLET_SQUAT, {"equipment": ("kettlebell", "mat")})
+    source, _ = GOBLET_SQUAT
+    fig = compile_figure(source, {"equipment": ("kettlebell", "mat")})
     assert not [d for d in fig.diagnostics if d["severity"] == "error"]
-    program = _program(GOBLET_SQUAT, ("kettlebell", "mat"))
+    program = _program(source, ("kettlebell", "mat"))
     assert fig.poster == render_poster(program, view=fig.view)
     root = ET.fromstring(fig.poster)
     drawn = [i.get("class").split()[1] for i in _items(root)]
     assert drawn == ["posecode-equipment-mat", "posecode-equipment-kettlebell"]
-    assert "posecode-equipment" not in compile_figure(GOBLET_SQUAT, {}).poster
+    assert "posecode-equipment" not in compile_figure(source, {}).poster
 
 
 def test_the_home_page_card_reuses_the_poster_with_its_equipment(tmp_path):
@@ -434,7 +356,7 @@ def test_the_home_page_card_reuses_the_poster_with_its_equipment(tmp_path):
     from posecode_ssg.site.build import build_site
 
     page = ("---\ntitle: Raise\nequipment: [dumbbell, mat]\n---\n\n# Raise\n\n```posecode\n"
-            + LATERAL_RAISE + "```\n")
+            + LATERAL_RAISE[0] + "```\n")
     (tmp_path / "content").mkdir()
     (tmp_path / "content" / "raise.md").write_text(page, encoding="utf-8")
     result = build_site(load_config(None, cwd=tmp_path), progress=False)
