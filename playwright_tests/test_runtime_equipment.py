@@ -48,12 +48,13 @@ HZ = 30
 #: a deadlift with a barbell held in both hands, the palms turned back (no demo page holds a bar)
 DEADLIFT = """posecode exercise "Deadlift"
   rig humanoid
-  pose start = standing
+  pose start = standing:
+    shoulders: flex 20
 
   step "Lower" 1.8s flow:
     pelvis: hinge 75
     knees: flex 14
-    shoulders: flex 70
+    shoulders: flex 75
     elbows: pronate 80
     neck: extend 12
     ground-lock: feet
@@ -61,7 +62,7 @@ DEADLIFT = """posecode exercise "Deadlift"
   step "Lift" 1.4s settle:
     pelvis: hinge 0
     knees: flex 0
-    shoulders: flex 0
+    shoulders: flex 20
     elbows: pronate 80
     neck: extend 0
     ground-lock: feet

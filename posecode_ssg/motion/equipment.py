@@ -53,6 +53,10 @@ FRONT_MATTER_WORDS: dict[str, str] = {
     "mat": "mat",
 }
 
+#: how high (m) a joint or landmark may be for the mat to lie under it: knee height, so a dead
+#: bug's straightening leg and a bridge's feet are over the mat, not only what rests on it
+MAT_REACH_M = 0.6
+
 #: items a hand closes around (a medicine ball is held between open palms)
 GRIPPED = frozenset({"dumbbell", "kettlebell", "barbell", "band"})
 
@@ -92,13 +96,26 @@ def rig_equipment() -> dict[str, Any]:
             "geometry": GEOMETRY, "colours": dict(COLOURS)}
 
 
+#: other spellings of the fence words a user writes: the front matter's singular words, and the
+#: two words of "medicine ball" (the attribute separates items by spaces)
+ALIASES = {**{w: f for w, f in FRONT_MATTER_WORDS.items() if w != f}, "medicine ball": "medicine-ball"}
+
+
 def read_equipment(value: str) -> tuple[tuple[str, ...], list[str]]:
-    """The fence attribute ``equipment="..."`` (space-separated words of :data:`WORDS`): the known
-    words in a fixed order (duplicates dropped) and one problem message per unknown word, with a
-    did-you-mean. ``""`` is no equipment."""
+    """The fence attribute ``equipment="..."`` (space-separated words of :data:`WORDS`, or their
+    :data:`ALIASES`): the known words in a fixed order (duplicates dropped) and one problem message
+    per unknown word, with a did-you-mean. ``""`` is no equipment."""
     words, problems = [], []
-    for word in value.replace(",", " ").split():
+    given = value.replace(",", " ").split()
+    i = 0
+    while i < len(given):
+        word = given[i]
         w = word.strip().lower()
+        pair = f"{w} {given[i + 1].lower()}" if i + 1 < len(given) else ""
+        i += 1
+        if pair in ALIASES:
+            w, i = pair, i + 1
+        w = ALIASES.get(w, w)
         if w in WORDS:
             if w not in words:
                 words.append(w)
@@ -148,12 +165,13 @@ def sternum(w) -> np.ndarray:
 def equipment_json(words, start, ends, props=()) -> tuple[dict[str, Any] | None, list[tuple[int, str]]]:
     """Motion JSON ``equipment`` of the fence words ``words`` for a clip whose start pose's solved
     world is ``start`` and whose phase ends' are ``ends`` (in phase order), with its declared
-    ``props``; and the attach problems as ``(phase index or −1, message)``.
+    ``props``; and the attach problems as ``(phase index, message)``: −1 the start pose, None the
+    whole clip (two items in one hand).
 
     ``items``: the words; ``anchor`` (band-anchor): [x, y, z] world metres, ``ahead`` in front of
     the start pose's sternum at its height, along its facing; ``mat``: ``{"center": [x, z],
     "size": [width, length], "yaw": degrees}`` (the length along the yawed +Z): the rectangle
-    covering, with the margin, every joint and landmark within 0.2 m of the floor over the start
+    covering, with the margin, every joint and landmark within :data:`MAT_REACH_M` of the floor over the start
     pose and every phase end, along their principal axis (the figure's facing when the
     footprint is smaller than the mat)."""
     if not words:
@@ -161,6 +179,17 @@ def equipment_json(words, start, ends, props=()) -> tuple[dict[str, Any] | None,
     out: dict[str, Any] = {"items": list(words)}
     problems: list[tuple[int, str]] = []
     items = drawn_items(words)
+    # one thing in each hand: a bar on the back, a band and a two-handed item take both
+    held: dict[str, list[str]] = {"left": [], "right": []}
+    for item, holder in items:
+        for side in ({holder} if holder in held else set() if holder == "floor" else set(held)):
+            if item not in held[side]:
+                held[side].append(item)
+    for side, things in held.items():
+        if len(things) > 1:
+            problems.append((None, f"the {side} hand would hold {' and '.join(things)} at once: name one "
+                                 f"item for each hand in the fence's equipment attribute"))
+            break
     worlds = [start, *ends]
     if ("barbell", "both") in items:
         for k, w in enumerate(worlds):
@@ -185,7 +214,56 @@ def equipment_json(words, start, ends, props=()) -> tuple[dict[str, Any] | None,
                     break
     if ("mat", "floor") in items:
         out["mat"] = _mat(worlds)
+    reported = set()
+    for k, w in enumerate(worlds):
+        for item, part in _through_body(w, out):
+            if item not in reported:
+                reported.add(item)
+                problems.append((k - 1, f"the {item} passes through {part}: hold it clear of the body "
+                                        f"(the arms in front of the trunk and thighs)"))
     return out, problems
+
+
+#: what a held item may not pass through (collide.py ``obstacles``), by the name a reader knows
+_PARTS = {"torso": "the trunk", "head": "the head", "thigh_left": "the left thigh", "thigh_right": "the right thigh",
+          "shin_left": "the left shin", "shin_right": "the right shin"}
+
+
+def _through_body(w, eq: dict[str, Any]) -> list[tuple[str, str]]:
+    """The held items of ``eq`` that pass through the body on world ``w``, as (item, part): an
+    item's solid (a bar's or a band's axis sampled along it, a bell's, ball's or dumbbell head's
+    centre) nearer a body capsule's axis (collide.py ``obstacles``: trunk, head, thighs, shins)
+    than the two radii less the overlap the capsules' coarseness allows (half the item's radius,
+    at least 3 cm: a bar resting on the thighs, a bell against the chest are not through them). A
+    bar on the back rests on the trunk, and a band runs along the legs: neither is tested there."""
+    from .collide import _closest_on_segment, obstacles
+
+    caps = obstacles(w)
+    out = []
+    for rec, (item, holder) in zip(attach(w, eq), drawn_items(eq["items"])):
+        if item == "mat":
+            continue
+        p, x = np.asarray(rec["position"]), np.asarray(rec["axis"])
+        g = GEOMETRY[item]
+        if item == "barbell":
+            solids = [(p + x * t, g["bar"][1]) for t in np.linspace(-g["plateAt"], g["plateAt"], 13)]
+        elif item == "band":
+            e = [np.asarray(v) for v in rec["ends"]]
+            solids = [(a + (b - a) * t, g["radius"]) for a, b in (e[0:2], e[2:4]) for t in np.linspace(0.1, 0.9, 9)]
+        elif item == "dumbbell":
+            off = 0.5 * (g["handle"][0] + g["head"][1])
+            solids = [(p + x * s * off, g["head"][0]) for s in (-1, 1)]
+        elif item == "kettlebell":
+            solids = [(p - np.array([0.0, g["drop"], 0.0]), g["bell"])]
+        else:   # the medicine ball
+            solids = [(p, g["radius"])]
+        skip = {"torso"} if holder == "back" else {"thigh_left", "thigh_right", "shin_left", "shin_right"} \
+            if item == "band" else set()
+        hit = next((name for name, (a, b, r) in caps.items() if name not in skip for c, rc in solids
+                    if float(np.linalg.norm(c - _closest_on_segment(c, a, b))) < r + rc - max(0.5 * rc, 0.03)), None)
+        if hit is not None:
+            out.append((item, _PARTS[hit]))
+    return out
 
 
 def place_equipment(program, words) -> list:
@@ -202,8 +280,8 @@ def place_equipment(program, words) -> list:
     program.equipment, problems = equipment_json(words, sol.base, [p.world for p in sol.phases], program.props)
     out = []
     for k, message in problems:
-        kf = program.keyframes[k] if k >= 0 else None
-        where = f" in phase '{kf.name}'" if kf is not None else " in the start pose"
+        kf = program.keyframes[k] if k is not None and k >= 0 else None
+        where = f" in phase '{kf.name}'" if kf is not None else "" if k is None else " in the start pose"
         out.append(Diagnostic("equipment-attach", "warning", (kf.line if kf is not None else program.ir.line) or 1, 1,
                               f"cannot attach the equipment{where}: {message}",
                               "change the fence's equipment attribute, or the movement"))
@@ -237,7 +315,7 @@ def _mat(worlds) -> dict[str, Any]:
     pts = []
     for w in worlds:
         for p in [*(w.pos[b] for b in BONES), *(w.landmarks[n] for n in w.avatar.landmarks)]:
-            if float(p[1]) <= 0.2:
+            if float(p[1]) <= MAT_REACH_M:
                 pts.append((float(p[0]), float(p[2])))
     P = np.array(pts) if pts else np.zeros((1, 2))
     c = P.mean(axis=0)

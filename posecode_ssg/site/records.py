@@ -51,6 +51,16 @@ def humanize(name: str) -> str:
     return name.replace("-", " ").replace("_", " ").strip().capitalize() or name
 
 
+
+def held_items(words) -> list[str]:
+    """The front-matter equipment words of the items a figure's equipment ``words`` draw
+    (motion/equipment.py: ``dumbbells`` → ``dumbbell``, ``barbell-back`` → ``barbell``), in order."""
+    if not words:
+        return []
+    from posecode_ssg.motion.equipment import drawn_items
+
+    return list(dict.fromkeys(item for item, _holder in drawn_items(words)))
+
 class PageRecords:
     """The parse and finish steps of :class:`posecode_ssg.site.build._Build`."""
 
@@ -91,7 +101,9 @@ class PageRecords:
             for token in pc.figures:
                 figure = self.figures[token.meta["key"]]
                 attach_figure(token, figure, page.env)
+                drawn = (figure.motion or {}).get("equipment", {}).get("items", [])
                 figures_meta.append({"key": figure.key, "name": figure.name, "props": figure.props,
+                                     "equipment": held_items(drawn),
                                      "poster": bool(figure.poster), "line": (token.map[0] + 1) if token.map else 1,
                                      "steps": [[p["name"], p.get("cue") or ""] for p in figure.phases],
                                      "title": token.meta["info"].attrs.get("title")})
@@ -121,6 +133,12 @@ class PageRecords:
                     problems.append({"code": "front-matter-equipment", "severity": "warning", "line": fig["line"],
                                      "column": 1, "hint": "add it to the page's 'equipment' list",
                                      "message": f"figure '{fig['name']}' uses prop {', '.join(missing)} "
+                                                f"but the front matter 'equipment' does not list it"})
+                missing = [e for e in fig["equipment"] if e not in page.meta["equipment"]]
+                if missing:   # drawn from its fence's equipment attribute (motion/equipment.py)
+                    problems.append({"code": "front-matter-equipment", "severity": "warning", "line": fig["line"],
+                                     "column": 1, "hint": "add it to the page's 'equipment' list",
+                                     "message": f"figure '{fig['name']}' holds {', '.join(missing)} "
                                                 f"but the front matter 'equipment' does not list it"})
         problems = [d for d in problems if d["severity"] in ("error", "warning", "hint")]
         problems.sort(key=lambda d: (d["line"], d["column"]))

@@ -39,7 +39,8 @@ GLUTE_BRIDGE = demo_figure("rehab/glute-bridge.md")                 # a mat
 #: a quarter turn while curling dumbbells (no demo page turns with equipment)
 TURNING_CURL = '''posecode exercise "Turning curl"
   rig humanoid
-  pose start = standing
+  pose start = standing:
+    shoulders: abduct 10
 
   step "Turn and curl" 1.5s settle:
     turn: 90
