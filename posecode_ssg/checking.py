@@ -162,10 +162,11 @@ class PageChecker:
     of the root count as link targets here (``build`` drops them), and ``#fragment``s are not
     checked (that needs every target page parsed)."""
 
-    def __init__(self, content_dir: Path | None):
+    def __init__(self, content_dir: Path | None, vocabulary=None):
         from posecode_ssg.site.content import create_markdown
 
         self.content_dir = content_dir.resolve() if content_dir is not None else None
+        self.vocabulary = vocabulary  # the site's taxonomies (None: the built-in ones)
         self.md = create_markdown()
         self.indexes: dict[Path, Any] = {}
 
@@ -206,7 +207,7 @@ class PageChecker:
         root = self.root_of(path, folder_arg)
         page = new_page(root, path.resolve().relative_to(root).as_posix(),
                         text=decode_source(text.encode("utf-8"))[0])
-        parse_markdown_page(page, self.md)
+        parse_markdown_page(page, self.md, self.vocabulary)
         found = [as_diagnostic(p.as_record()) for p in page.problems]  # front matter
         found += [as_diagnostic(d) for d in posecode_env(page.env).diagnostics]  # fence attributes
         found += link_diagnostics(page, self._index(root))
@@ -221,10 +222,17 @@ class PageChecker:
 def content_dir(config: str | None) -> Path | None:
     """The site's content folder (``--config FILE``, else ``./posecode.toml``, else ``./content``);
     None when the config cannot be read (links then resolve in the checked folder)."""
+    site = site_config(config)
+    return site.content_dir if site is not None else None
+
+
+def site_config(config: str | None):
+    """The site's :class:`~posecode_ssg.config.SiteConfig` (``--config FILE``, else
+    ``./posecode.toml``, else the defaults), or None when it cannot be read."""
     from posecode_ssg.config import PosecodeError, load_config
 
     try:
-        return load_config(config).content_dir
+        return load_config(config)
     except (PosecodeError, OSError):
         return None
 
@@ -248,7 +256,12 @@ def check_documents(files: list[Path], roots: list[Path | None], config: str | N
     """Check every file (:func:`check_file`; a ``.md`` file as a page too, its links resolved in
     the site's content folder of ``config`` or its root) and attach the kinematic diagnostics of
     every document that parses (:func:`add_kinematics`). Returns the documents in file order."""
-    pages = PageChecker(content_dir(config)) if any(f.suffix.lower() == ".md" for f in files) else None
+    pages = None
+    if any(f.suffix.lower() == ".md" for f in files):
+        from posecode_ssg.site.vocabularies import vocabulary
+
+        site = site_config(config)   # its content folder (links) and taxonomies (front matter)
+        pages = PageChecker(site.content_dir if site else None, vocabulary(site.taxonomies if site else None))
     docs: list[CheckedDocument] = []
     for f, folder in zip(files, roots):
         docs.extend(check_file(f, pages=pages, folder_arg=folder))

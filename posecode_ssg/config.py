@@ -15,6 +15,9 @@ The file is TOML (read with the standard library's ``tomllib``), flat keys::
     language = "en"
     description = "..."
 
+    [taxonomies.muscles]           # extend a built-in taxonomy, or declare a new one
+    synonyms = { "rhomboid major" = "rhomboids" }
+
 Every key is optional; without any file the defaults build ``./content`` into
 ``./site``. Paths are relative to the folder holding the config file (or the
 working directory when there is none). Validation collects every problem and
@@ -78,6 +81,8 @@ class SiteConfig:
     language: str = "en"
     description: str = ""
     extra: dict = field(default_factory=dict)
+    #: the checked ``[taxonomies.<name>]`` tables (``posecode_ssg.site.vocabularies.check_tables``)
+    taxonomies: dict = field(default_factory=dict)
 
     @property
     def base_path(self) -> str:
@@ -107,13 +112,52 @@ class SiteConfig:
 _KEYS = {
     "site_name": str, "base_url": str, "content_dir": str, "output_dir": str, "cache_dir": str,
     "theme": str, "theme_dir": str, "strict": bool, "default_avatar": str, "default_view": str,
-    "autoplay": bool, "language": str, "description": str, "extra": dict,
+    "autoplay": bool, "language": str, "description": str, "extra": dict, "taxonomies": dict,
 }
 
 
 def _key_line(text: str, key: str) -> int | None:
     match = re.search(rf"^[ \t]*{re.escape(key)}[ \t]*=", text, re.MULTILINE)
     return text.count("\n", 0, match.start()) + 1 if match else None
+
+
+_TOML_KEY = r'(?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|\'[^\']*\')'
+_TOML_HEADER = re.compile(rf"^\s*\[\s*({_TOML_KEY}(?:\s*\.\s*{_TOML_KEY})*)\s*\]\s*(?:#.*)?$")
+_TOML_ASSIGN = re.compile(rf"^\s*({_TOML_KEY}(?:\s*\.\s*{_TOML_KEY})*)\s*=")
+
+
+def _toml_path(dotted: str) -> tuple[str, ...]:
+    parts = re.findall(_TOML_KEY, dotted)
+    return tuple(p[1:-1] if p[:1] in "\"'" else p for p in parts)
+
+
+def toml_key_lines(text: str) -> dict[tuple[str, ...], int]:
+    """The 1-based line of each table header and key of a TOML ``text``, by key path
+    (``[taxonomies.muscles]`` then ``open = true`` gives ``("taxonomies", "muscles", "open")``);
+    keys inside inline tables and arrays are not listed (see :func:`line_of`)."""
+    lines: dict[tuple[str, ...], int] = {}
+    table: tuple[str, ...] = ()
+    for number, line in enumerate(text.split("\n"), 1):
+        header = _TOML_HEADER.match(line)
+        if header:
+            table = _toml_path(header.group(1))
+            lines.setdefault(table, number)
+            continue
+        assign = _TOML_ASSIGN.match(line)
+        if assign:
+            path = table + _toml_path(assign.group(1))
+            for i in range(len(table) + 1, len(path) + 1):
+                lines.setdefault(path[:i], number)
+    return lines
+
+
+def line_of(lines: dict[tuple[str, ...], int], path: tuple[str, ...]) -> int | None:
+    """The line of the key ``path`` in :func:`toml_key_lines`, else of its nearest enclosing
+    key or table that has one, else None."""
+    for end in range(len(path), 0, -1):
+        if path[:end] in lines:
+            return lines[path[:end]]
+    return None
 
 
 def _avatars() -> tuple[str, ...]:
@@ -176,6 +220,15 @@ def _validate(data: dict, text: str, root: Path, path: Path) -> SiteConfig:
             problems.append((line, f"'{key}' must be {tname}, got {type(value).__name__} {value!r}"))
             continue
         values[key] = value
+
+    taxonomies: dict = {}
+    if "taxonomies" in values:
+        from posecode_ssg.site.vocabularies import check_tables, fixed_front_matter_keys
+
+        key_lines = toml_key_lines(text)
+        taxonomies, found = check_tables(values["taxonomies"], lambda p: line_of(key_lines, p),
+                                         fixed_front_matter_keys())
+        problems.extend(found)
 
     def path_value(key: str, default: str | None) -> Path | None:
         raw = values.get(key, default)
@@ -242,5 +295,5 @@ def _validate(data: dict, text: str, root: Path, path: Path) -> SiteConfig:
         site_name=site_name, base_url=base_url, theme=theme, theme_dir=theme_dir,
         strict=values.get("strict", False), default_avatar=avatar, default_view=view,
         autoplay=values.get("autoplay", True), language=values.get("language", "en"),
-        description=values.get("description", ""), extra=values.get("extra", {}),
+        description=values.get("description", ""), extra=values.get("extra", {}), taxonomies=taxonomies,
     )

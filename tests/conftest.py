@@ -45,3 +45,19 @@ posecode exercise "Deep squat"
     ground-lock: feet
 ```
 """
+
+
+#: a two-step nod that repeats 3 times, as a page's fence (prescription tests: the rep counter
+#: counts to the page's `reps`, else to this `repeat`)
+NOD_FIGURE = """```posecode autoplay=false
+posecode posture "Nod"
+  rig humanoid
+  step "Nod" 1s settle:
+    neck: flex 15
+    cue "Chin down a little"
+  step "Up" 1s settle:
+    neck: flex 0
+    cue "Back to level"
+  repeat 3
+```
+"""

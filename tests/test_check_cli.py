@@ -209,23 +209,26 @@ def test_page_front_matter_and_links_fail_like_build(capsys, tmp_path, monkeypat
     heads = [ln for ln in out.splitlines() if ln.startswith("content/")]
     assert heads == [
         "content/page.md:3:8: error[front-matter-value]: unknown level 'beginer'",
-        "content/page.md:4:13: error[front-matter-value]: unknown equipment word 'sandbag'",
+        # issue 21: an unknown taxonomy word is a warning and a term of its own
+        "content/page.md:4:13: warning[front-matter-unknown-word]: unknown equipment word 'sandbag' "
+        "(kept as its own term 'sandbag')",
         "content/page.md:8:5: error[broken-link]: broken link 'nope.md': no page or file 'nope.md' "
         "in the content folder",
     ]
-    assert "= hint: did you mean 'beginner'?" in out and "= hint: known: none, chair" in out
-    assert out.splitlines()[-1] == "checked 0 documents in 2 files: 3 errors, 0 warnings, 0 hints (1 page failed)"
+    assert "= hint: did you mean 'beginner'?" in out and "[taxonomies.equipment] in posecode.toml" in out
+    assert out.splitlines()[-1] == "checked 0 documents in 2 files: 2 errors, 1 warning, 0 hints (1 page failed)"
     # the same problems, with the same codes, as the build reports
     from posecode_ssg.config import load_config
     from posecode_ssg.site.build import build_site
 
     built = build_site(load_config(None, cwd=tmp_path), out_dir=tmp_path / "site", strict=False, progress=False)
-    assert sorted((d.line, d.code) for _p, d in built.errors) == [(3, "front-matter-value"), (4, "front-matter-value"),
-                                                                   (8, "broken-link")]
+    assert sorted((d.line, d.code) for _p, d in built.errors) == [(3, "front-matter-value"), (8, "broken-link")]
+    assert [(d.line, d.code) for _p, d in built.warnings] == [(4, "front-matter-unknown-word")]
     code, out, _ = run(capsys, "--format", "json", "content/page.md")
     (doc,) = json.loads(out)
     assert doc["page"] is True and doc["ir"] is None
-    assert [e["code"] for e in doc["errors"]] == ["front-matter-value", "front-matter-value", "broken-link"]
+    assert [e["code"] for e in doc["errors"]] == ["front-matter-value", "broken-link"]
+    assert [w["code"] for w in doc["warnings"]] == ["front-matter-unknown-word"]
 
 
 def test_yaml_error_points_at_the_offending_line(capsys, tmp_path):

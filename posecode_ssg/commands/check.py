@@ -62,6 +62,20 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
+def _warn_invalid_config(config: str | None) -> None:
+    """Say on stderr when the site's configuration cannot be used: pages are then checked with
+    the defaults (links in the checked folder, the built-in taxonomies)."""
+    from posecode_ssg.config import PosecodeError, load_config
+
+    try:
+        load_config(config)
+    except PosecodeError as exc:
+        print(f"{exc}\nposecode-ssg check: the configuration is invalid; pages are checked with the "
+              "defaults (the built-in taxonomies)", file=sys.stderr)
+    except OSError:
+        pass
+
+
 def run(args) -> int:
     """Entry point of ``posecode-ssg check`` (argparse namespace with ``paths``, ``format``,
     ``strict``). Returns the exit status."""
@@ -74,6 +88,7 @@ def run(args) -> int:
         print("posecode-ssg check: no .posecode or .md files found in "
               + ", ".join(args.paths), file=sys.stderr)
         return 2
+    _warn_invalid_config(getattr(args, "config", None))
     docs = check_documents(files, roots, getattr(args, "config", None))
 
     errors = sum(len(d.result.errors) for d in docs)

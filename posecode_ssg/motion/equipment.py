@@ -128,12 +128,15 @@ def read_equipment(value: str) -> tuple[tuple[str, ...], list[str]]:
 
 def page_equipment(listed) -> tuple[str, ...]:
     """The fence words a page's front matter ``equipment`` list draws (:data:`FRONT_MATTER_WORDS`),
-    in :data:`WORDS` order."""
+    in :data:`WORDS` order. Each word is read as the site's built-in equipment taxonomy reads
+    it (``Medicine ball``, ``kettlebells``: site/vocabularies.py ``equipment_term``)."""
+    from posecode_ssg.site.vocabularies import equipment_term
+
     words = set()
     for w in listed if isinstance(listed, (list, tuple)) else []:
-        slug = "-".join(w.lower().split()) if isinstance(w, str) else None   # "Medicine ball"
-        if slug in FRONT_MATTER_WORDS:
-            words.add(FRONT_MATTER_WORDS[slug])
+        term = equipment_term(w)
+        if term in FRONT_MATTER_WORDS:
+            words.add(FRONT_MATTER_WORDS[term])
     return tuple(w for w in WORDS if w in words)
 
 

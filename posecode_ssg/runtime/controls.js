@@ -131,7 +131,7 @@ export function updateUI(fig, force = false) {
     fig._phaseShown = ph;
     ui.items.forEach((li, i) => { if (i === ph) li.setAttribute("aria-current", "step"); else li.removeAttribute("aria-current"); });
   }
-  const N = m.motion.repeat || 0;
+  const N = +fig.dataset.reps || m.motion.repeat || 0;   // the page's prescribed reps, else the document's
   const repIdx = N > 0 ? (Math.floor(fig._clock / m.duration + 1e-9) % N) + 1 : 0;
   if (force || repIdx !== fig._repShown) {
     fig._repShown = repIdx;

@@ -8,6 +8,7 @@ from markupsafe import Markup
 from posecode_ssg.site import taxonomy
 from posecode_ssg.site.content import Page
 from posecode_ssg.site.digest import json_bytes
+from posecode_ssg.site.prescription import card_dose
 from posecode_ssg.site.render import hashed_name
 from posecode_ssg.site.strings import UI
 
@@ -78,10 +79,11 @@ class Cards:
             "level": meta.get("level"), "level_label": taxonomy.LEVELS.get(meta.get("level", ""), ""),
             "category": meta.get("category"), "category_label": taxonomy.CATEGORIES.get(meta.get("category", ""), ""),
             "equipment": meta.get("equipment", []),
-            "equipment_labels": [taxonomy.label("equipment", e) for e in meta.get("equipment", [])],
+            "equipment_labels": [self.vocabulary.label("equipment", e) for e in meta.get("equipment", [])],
             "muscles": muscles, "primary_muscles": meta.get("primary_muscles", []),
             "poster": self._poster_url(first["key"]) if first else None,
             "poster_alt": UI["card.poster_alt"].format(title=first["title"] or first["name"]) if first else "",
             "figures": len(rec["figures"]), "weight": meta.get("weight", 0),
+            "dose": card_dose(meta),   # the prescription's one-line dose, "3 × 10" (site/prescription.py)
             "section": self.section_titles.get(page.src_uri.split("/")[0], "") if "/" in page.src_uri else "",
         }

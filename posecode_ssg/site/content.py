@@ -15,7 +15,8 @@ URL rules:
   ``.`` or ``_`` (other than ``_index.md``) are skipped.
 
 Front matter (YAML between ``---`` lines at the top) is validated by
-:func:`validate_front_matter` against :mod:`posecode_ssg.site.taxonomy`.
+:func:`validate_front_matter` against :mod:`posecode_ssg.site.taxonomy` (``level``,
+``category``) and the site's taxonomies (:mod:`posecode_ssg.site.vocabularies`).
 """
 
 from __future__ import annotations
@@ -34,26 +35,15 @@ from markdown_it.token import Token
 from mdit_py_plugins.front_matter import front_matter_plugin
 
 from posecode_ssg.site import taxonomy
+from posecode_ssg.site.frontkeys import FRONT_MATTER_KEYS
 from posecode_ssg.site.markdown import posecode_plugin
+from posecode_ssg.site.prescription import PRESCRIPTION_KEYS, check_field
 from posecode_ssg.site.problems import Problem
+from posecode_ssg.site.vocabularies import Taxonomy, Vocabulary, vocabulary as builtin_vocabulary
 
 PAGE_SUFFIXES = (".md", ".posecode")
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available: same results, faster
 INDEX_NAMES = ("_index.md", "index.md")
-
-FRONT_MATTER_KEYS: dict[str, str] = {
-    "title": "page title (default: the first level-1 heading, else the file name)",
-    "summary": "one-sentence description shown on cards and in search results",
-    "level": "beginner | intermediate | advanced",
-    "category": "strength | mobility | rehab | posture | dance | stretch | conditioning",
-    "equipment": "list from the equipment vocabulary",
-    "primary_muscles": "list from the muscle vocabulary",
-    "secondary_muscles": "list from the muscle vocabulary",
-    "tags": "free list of words",
-    "weight": "integer sort key inside a section (smaller first; default: by title)",
-    "draft": "true leaves the page out of the build",
-}
-"""Front matter keys and what they hold; other keys are warned about."""
 
 
 @dataclass
@@ -178,6 +168,14 @@ def _node_line(node: yaml.Node, offset: int) -> tuple[int, int]:
     return node.start_mark.line + offset, node.start_mark.column + 1
 
 
+def _span(node: yaml.Node | None) -> int:
+    """How many carets underline a scalar value written on one line (all its words, quotes
+    included); 0 (the word at the column) for anything else."""
+    if not isinstance(node, yaml.ScalarNode) or node.end_mark.line != node.start_mark.line:
+        return 0
+    return max(0, node.end_mark.column - node.start_mark.column)
+
+
 def _as_list(value: Any) -> list | None:
     if value is None:
         return []
@@ -212,17 +210,22 @@ def _yaml_error_position(exc: yaml.MarkedYAMLError, text: str, offset: int) -> t
 LIST_HINT = "write a list: [word, word] (or one word)"
 
 
-def validate_front_matter(text: str, first_line: int) -> tuple[dict, list[Problem]]:
+def validate_front_matter(text: str, first_line: int,
+                          vocabulary: Vocabulary | None = None) -> tuple[dict, list[Problem]]:
     """Parse and validate YAML front matter.
 
     :param text: the YAML between the ``---`` lines.
     :param first_line: 1-based document line of the YAML's first line.
+    :param vocabulary: the site's taxonomies (default: the built-in ones).
     :returns: ``(meta, problems)``. ``meta`` holds only valid values, with
-        list keys always lists of strings. Unknown keys are warnings (with a
-        "did you mean" hint); YAML syntax errors, wrong types and words
-        outside a closed vocabulary (level, category, equipment, muscles)
-        are errors. Vocabularies: :mod:`posecode_ssg.site.taxonomy`.
+        list keys always lists of strings (taxonomy words as their terms).
+        Unknown keys are warnings (with a "did you mean" hint); YAML syntax
+        errors, wrong types and words outside the closed level and category
+        vocabularies are errors. A taxonomy word it does not know is a warning
+        and a term of its own in an open taxonomy, an error in a closed one
+        (:meth:`~posecode_ssg.site.vocabularies.Taxonomy.resolve`).
     """
+    site_vocab = vocabulary or builtin_vocabulary()
     problems: list[Problem] = []
     offset = first_line
     try:
@@ -263,11 +266,12 @@ def validate_front_matter(text: str, first_line: int) -> tuple[dict, list[Proble
 
     def problem(severity: str, code: str, key: str, message: str, hint: str | None = None, at_value=True):
         line, col = positions.get(key, (offset, 1))
-        if at_value and key in value_positions:
-            line, col = _node_line(value_positions[key], offset)
-        problems.append(Problem(severity, code, line, col, message, hint))
+        node = value_positions.get(key) if at_value else None
+        if node is not None:
+            line, col = _node_line(node, offset)
+        problems.append(Problem(severity, code, line, col, message, hint, span=_span(node)))
 
-    def closed_list(key: str, vocab: dict[str, str], value: Any) -> None:
+    def term_list(key: str, tax: Taxonomy, value: Any) -> None:
         items = _as_list(value)
         if items is None or not all(isinstance(i, str) for i in items):
             problem("error", "front-matter-type", key, f"'{key}' must be a list of words", LIST_HINT)
@@ -279,30 +283,31 @@ def validate_front_matter(text: str, first_line: int) -> tuple[dict, list[Proble
             return
         good = []
         seq = value_positions.get(key)
-        item_nodes = seq.value if isinstance(seq, yaml.SequenceNode) else []
+        nodes = seq.value if isinstance(seq, yaml.SequenceNode) else [seq]
         for i, item in enumerate(items):
-            word = item.strip().lower()
-            if word not in vocab and "-".join(word.split()) in vocab:
-                word = "-".join(word.split())   # "medicine ball" is the slug medicine-ball
-            if word in vocab:
-                if word not in good:
-                    good.append(word)
+            if not item.strip():
                 continue
-            close = difflib.get_close_matches(word, list(vocab), n=1)
-            hint = f"did you mean '{close[0]}'?" if close else f"known: {', '.join(vocab)}"
-            message = f"unknown {key.replace('_', ' ')} word '{item}'"
-            if i < len(item_nodes):
-                line, col = _node_line(item_nodes[i], offset)
-                problems.append(Problem("error", "front-matter-value", line, col, message, hint))
-            else:
-                problem("error", "front-matter-value", key, message, hint)
+            term, bad = tax.resolve(item.strip(), key.replace("_", " "))
+            if term is not None and term not in good:
+                good.append(term)
+            if bad is None:
+                continue
+            node = nodes[i] if i < len(nodes) else None
+            if node is None:
+                problem(bad[0], "front-matter-unknown-word", key, bad[1], bad[2])
+                continue
+            line, col = _node_line(node, offset)
+            problems.append(Problem(bad[0], "front-matter-unknown-word", line, col, bad[1], bad[2], span=_span(node)))
         meta[key] = good
 
     for key, value in data.items():
         key = str(key)
-        if key not in FRONT_MATTER_KEYS:
-            close = difflib.get_close_matches(key, list(FRONT_MATTER_KEYS), n=1)
-            hint = f"did you mean '{close[0]}'?" if close else f"known keys: {', '.join(FRONT_MATTER_KEYS)}"
+        if key in site_vocab.by_key:   # a taxonomy's words: equipment, muscles, declared ones
+            term_list(key, site_vocab.by_key[key], value)
+        elif key not in FRONT_MATTER_KEYS or key in site_vocab.dropped_keys:
+            known = [k for k in [*FRONT_MATTER_KEYS, *site_vocab.by_key] if k not in site_vocab.dropped_keys]
+            close = difflib.get_close_matches(key, known, n=1)
+            hint = f"did you mean '{close[0]}'?" if close else f"known keys: {', '.join(dict.fromkeys(known))}"
             problem("warning", "front-matter-unknown-key", key, f"unknown front matter key '{key}' (ignored)",
                     hint, at_value=False)
         elif key in ("title", "summary"):
@@ -320,10 +325,6 @@ def validate_front_matter(text: str, first_line: int) -> tuple[dict, list[Proble
                 close = difflib.get_close_matches(str(value).lower(), list(vocab), n=1)
                 hint = f"did you mean '{close[0]}'?" if close else f"one of: {', '.join(vocab)}"
                 problem("error", "front-matter-value", key, f"unknown {key} '{value}'", hint)
-        elif key == "equipment":
-            closed_list(key, taxonomy.equipment(), value)
-        elif key in ("primary_muscles", "secondary_muscles"):
-            closed_list(key, taxonomy.MUSCLES, value)
         elif key == "tags":
             items = _as_list(value)
             if items is None or not all(isinstance(i, (str, int, float)) and not isinstance(i, bool) for i in items):
@@ -345,6 +346,12 @@ def validate_front_matter(text: str, first_line: int) -> tuple[dict, list[Proble
                 problem("error", "front-matter-type", key, "'draft' must be true or false")
             else:
                 meta[key] = value
+        elif key in PRESCRIPTION_KEYS:   # issue 21: sets, reps, hold ... (site/prescription.py)
+            checked, bad = check_field(key, value)
+            if bad is not None:
+                problem("error", "front-matter-value", key, *bad)
+            else:
+                meta[key] = checked
     if "equipment" in meta and "none" in meta["equipment"] and len(meta["equipment"]) > 1:
         problem("warning", "front-matter-value", "equipment", "equipment lists 'none' together with other items")
     return meta, problems
@@ -367,8 +374,9 @@ def _unclosed_front_matter(lines: list[str]) -> bool:
     return not any(line.rstrip() in ("---", "...") for line in lines[2:])
 
 
-def parse_markdown_page(page: Page, md: MarkdownIt) -> None:
-    """Parse a Markdown page in place: tokens, env (figures), front matter, title, internal links."""
+def parse_markdown_page(page: Page, md: MarkdownIt, vocabulary: Vocabulary | None = None) -> None:
+    """Parse a Markdown page in place: tokens, env (figures), front matter (against the site's
+    ``vocabulary``, default the built-in one), title, internal links."""
     page.env = {}
     page.tokens = md.parse(page.text, page.env)
     lines = page.text.split("\n")
@@ -379,7 +387,8 @@ def parse_markdown_page(page: Page, md: MarkdownIt) -> None:
                                      "end it with a line '---' before the page's text"))
     for token in page.tokens:
         if token.type == "front_matter":
-            meta, problems = validate_front_matter(token.content, (token.map[0] if token.map else 0) + 2)
+            meta, problems = validate_front_matter(token.content, (token.map[0] if token.map else 0) + 2,
+                                                   vocabulary)
             page.meta, page.problems = meta, page.problems + problems
         elif token.type == "heading_open" and token.tag == "h1" and first_h1 is None:
             first_h1 = token

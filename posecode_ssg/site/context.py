@@ -95,7 +95,7 @@ class SiteContext:
         found = self.terms.get((tax, term))
         if found is None:
             slug = taxonomy.slugify(term) if tax == "tags" else term
-            found = self.terms[(tax, term)] = {"slug": slug, "label": taxonomy.label(tax, term),
+            found = self.terms[(tax, term)] = {"slug": slug, "label": self.vocabulary.label(tax, term),
                                                "url": self.url(f"{tax}/{slug}/")}
         return found
 
@@ -109,6 +109,11 @@ class SiteContext:
             "equipment": terms("equipment", "equipment"), "primary_muscles": terms("muscles", "primary_muscles"),
             "secondary_muscles": terms("muscles", "secondary_muscles"), "tags": terms("tags", "tags"),
             "summary": meta.get("summary", ""),
+            # the taxonomies posecode.toml declares: [{title, terms}] of those the page uses
+            "taxonomies": [{"name": t.name, "title": t.title, "terms": found}
+                           for t in self.vocabulary.declared()
+                           if (found := [self._term(t.name, term) for term in
+                                         dict.fromkeys(w for key in t.keys for w in meta.get(key, []))])],
         }
 
     def _breadcrumbs(self, url: str) -> list[dict]:

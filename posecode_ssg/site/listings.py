@@ -59,10 +59,8 @@ class Listings:
             home_body = Markup(self.md.renderer.render(home.tokens, self.md.options, home.env))
             home_title = self.records[home.src_uri]["title"]
         filters = {
-            "muscles": [{"value": m, "label": label} for m, label in taxonomy.MUSCLES.items()
-                        if any(m in c["muscles"] for c in self.cards)],
-            "equipment": [{"value": e, "label": label} for e, label in taxonomy.equipment().items()
-                          if any(e in c["equipment"] for c in self.cards)],
+            "muscles": self._filter("muscles", "muscles"),
+            "equipment": self._filter("equipment", "equipment"),
             "levels": [{"value": v, "label": label} for v, label in taxonomy.LEVELS.items()
                        if any(c["level"] == v for c in self.cards)],
         }
@@ -75,25 +73,23 @@ class Listings:
             if folder not in self.index_records:
                 dest = f"{folder}/index.html"
                 self.outputs[dest] = self._render_section(folder + "/").encode()
-        # taxonomies
-        terms: dict[str, dict[str, dict]] = {"tags": {}, "muscles": {}, "equipment": {}}
+        # taxonomies: the built-in ones and those posecode.toml declares
+        vocab = self.vocabulary
+        terms: dict[str, dict[str, dict]] = {name: {} for name in vocab.taxonomies}
         for card in self.cards:
             meta = self.records[card["src_uri"]]["meta"]
-            for tag in meta.get("tags", []):
-                slug = taxonomy.slugify(tag)
-                terms["tags"].setdefault(slug, {"label": tag, "cards": []})["cards"].append(card)
-            for muscle in card["muscles"]:
-                terms["muscles"].setdefault(muscle, {"label": taxonomy.MUSCLES.get(muscle, muscle),
-                                                     "cards": []})["cards"].append(card)
-            for item in card["equipment"]:
-                terms["equipment"].setdefault(item, {"label": taxonomy.label("equipment", item),
-                                                     "cards": []})["cards"].append(card)
-        order = {"muscles": list(taxonomy.MUSCLES), "equipment": list(taxonomy.equipment())}
+            for tax in vocab.taxonomies.values():
+                for key in tax.keys:
+                    for word in meta.get(key, []):
+                        slug = taxonomy.slugify(word) if tax.name == "tags" else word
+                        entry = terms[tax.name].setdefault(slug, {"label": vocab.label(tax.name, word), "cards": []})
+                        if not entry["cards"] or entry["cards"][-1] is not card:   # (primary and secondary)
+                            entry["cards"].append(card)
         self.taxonomy_urls: list[str] = []
-        for tax, heading in taxonomy.TAXONOMIES.items():
+        for tax, heading in ((t.name, t.title) for t in vocab.taxonomies.values()):
             items = terms[tax]
-            keys = sorted(items, key=lambda k: (order[tax].index(k) if tax in order and k in order[tax] else 0,
-                                                items[k]["label"].lower()))
+            order = {term: i for i, term in enumerate(vocab.taxonomies[tax].terms)}
+            keys = sorted(items, key=lambda k: (order.get(k, len(order)), items[k]["label"].lower()))
             listing = [{"slug": k, "label": items[k]["label"], "url": self.url(f"{tax}/{k}/"),
                         "count": len(items[k]["cards"])} for k in keys]
             url = f"{tax}/"
@@ -128,6 +124,15 @@ class Listings:
         elif config.base_url != "/":  # a configured path without a host: say why there is no sitemap
             self.result.notes.append(NO_SITEMAP_NOTE)
         self._add_pages_and_static()
+
+    def _filter(self, taxonomy_name: str, card_field: str) -> list[dict]:
+        """The home filter of a taxonomy: ``{value, label}`` of each term some card lists in
+        ``card_field``, the taxonomy's terms in their order, then the other terms by label."""
+        tax = self.vocabulary.taxonomies[taxonomy_name]
+        used = dict.fromkeys(term for card in self.cards for term in card[card_field])
+        ordered = [t for t in tax.terms if t in used]
+        ordered += sorted((t for t in used if t not in tax.terms), key=lambda t: tax.label(t).lower())
+        return [{"value": t, "label": tax.label(t)} for t in ordered]
 
     def _add_pages_and_static(self) -> None:
         for uri, path in self.static.items():  # static content files

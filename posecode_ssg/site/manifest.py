@@ -33,11 +33,12 @@ _MANIFESTS: dict[str, tuple[tuple[int, int, int], dict]] = {}
 
 
 def site_fingerprint() -> str:
-    """Hash of the site generator's own code (``site/*.py``, ``config.py``): part of every page key."""
+    """Hash of the site generator's own code and data (``site/*.py``, ``config.py``, the
+    built-in taxonomies ``site/vocabularies.toml``): part of every page key."""
     global _SITE_FINGERPRINT
     if _SITE_FINGERPRINT is None:
         digest = hashlib.sha256()
-        for path in sorted(SITE_DIR.glob("*.py")) + [SITE_DIR.parent / "config.py"]:
+        for path in sorted(SITE_DIR.glob("*.py")) + [SITE_DIR.parent / "config.py", SITE_DIR / "vocabularies.toml"]:
             digest.update(path.name.encode())
             digest.update(path.read_bytes())
         _SITE_FINGERPRINT = digest.hexdigest()[:16]
@@ -63,7 +64,8 @@ class Incremental:
         return sha(json.dumps([
             MANIFEST_VERSION, config.site_name, config.base_url, config.default_avatar, config.default_view,
             config.autoplay, config.language, config.description, config.theme, str(config.theme_dir),
-            json.dumps(config.extra, sort_keys=True, default=str), self.theme.fingerprint(),
+            json.dumps(config.extra, sort_keys=True, default=str), json.dumps(config.taxonomies, sort_keys=True),
+            self.theme.fingerprint(),
             compiler_fingerprint(), site_fingerprint(), sha(self.runtime) if self.runtime else None,
         ]).encode())
 

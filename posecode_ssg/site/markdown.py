@@ -163,7 +163,9 @@ class PosecodeEnv:
     ``figures``: the retyped tokens in document order; ``diagnostics``:
     dicts ``{code, severity, line, column, message, hint}`` with 1-based
     *document* lines and columns; ``ids``: every id assigned (figures,
-    headings); ``src_lines``: the normalised source split on LF only.
+    headings); ``src_lines``: the normalised source split on LF only; ``reps``: the
+    repetitions the page's front matter prescribes (its figures count to it, ``data-reps``),
+    None when it gives none.
     """
 
     figures: list[Token] = field(default_factory=list)
@@ -171,6 +173,7 @@ class PosecodeEnv:
     ids: set[str] = field(default_factory=set)
     src_lines: list[str] = field(default_factory=list)
     reported: set[int] = field(default_factory=set)
+    reps: int | None = None
 
 
 def _word_column(line: str, message: str) -> int:
@@ -312,7 +315,7 @@ def posecode_plugin(
             figure = compile_figure(token.content, _figure_options(token.meta["info"]))
             attach_figure(token, figure, env)
         return figure_html(figure, token.meta["info"], token.meta["id"], default_view=default_view,
-                           autoplay=autoplay, source=token.content)
+                           autoplay=autoplay, source=token.content, reps=posecode_env(env).reps)
 
     md.core.ruler.after("normalize", "posecode_bom", _strip_bom)
     md.core.ruler.after("block", "posecode_fences", fences_rule)
@@ -435,15 +438,17 @@ def _duration(seconds: float) -> str:
 
 
 def figure_html(figure: Any, info: FenceInfo, figure_id: str, *, default_view: str | None = None,
-                autoplay: bool = True, source: str = "") -> str:
+                autoplay: bool = True, source: str = "", reps: int | None = None) -> str:
     """Return the ``<posecode-figure>`` markup of one compiled block (runtime page contract).
 
-    Structure: ``<posecode-figure id data-title [autoplay] [data-view]>`` holding
+    Structure: ``<posecode-figure id data-title [autoplay] [data-view] [data-reps]>`` holding
     the inline motion JSON (:func:`script_json`), the SVG poster in
     ``<figure class="posecode-poster">`` with a ``<figcaption>``, and an
     ``<ol class="posecode-phases">`` listing phase name, duration, timing
     mode and cue (works without JavaScript). A block with errors renders an
-    error box with the escaped source instead. All author text is escaped.
+    error box with the escaped source instead. All author text is escaped. ``reps``: the
+    repetitions the page prescribes (front matter ``reps``), written as ``data-reps``: the
+    player's rep counter and the caption count to it instead of the document's ``repeat``.
     """
     title = info.attrs.get("title") or figure.name or UI["figure.default_title"]
     if figure.errors:
@@ -461,13 +466,16 @@ def figure_html(figure: Any, info: FenceInfo, figure_id: str, *, default_view: s
         attrs += " autoplay"
     if view:
         attrs += f' data-view="{_esc(view)}"'
+    if reps:
+        attrs += f' data-reps="{int(reps)}"'
     parts = [f"<posecode-figure{attrs}>"]
     motion = getattr(figure, "motion_json", None)   # encoded where it was compiled
     if motion is None and getattr(figure, "motion", None) is not None:   # another compile_figure's figure
         motion = script_json(figure.motion)
     if motion is not None:
         parts.append(f'<script type="application/json">{motion}</script>')
-    reps = UI["figure.repeat"].format(count=figure.repeat) if figure.repeat and figure.repeat > 1 else ""
+    count = reps or figure.repeat
+    reps = UI["figure.repeat"].format(count=count) if count and count > 1 else ""
     caption = f'<figcaption>{_esc(title)}<span class="posecode-reps">{_esc(reps)}</span></figcaption>'
     if figure.poster:
         parts.append(f'<figure class="posecode-poster">{namespace_ids(figure.poster, figure_id)}{caption}</figure>')

@@ -17,6 +17,7 @@ from posecode_ssg.site.digest import sha
 from posecode_ssg.site.links import link_diagnostics
 from posecode_ssg.site.progress import PROGRESS_THRESHOLD, progress
 from posecode_ssg.site.result import PageSummary, as_diagnostic, bucket_of
+from posecode_ssg.site.vocabularies import vocabulary
 
 
 class PageSet:
@@ -33,6 +34,7 @@ class PageSet:
 
     def _make_pages(self, context: str, old_pages: dict, old_outputs: dict) -> None:
         config, result = self.config, self.result
+        self.vocabulary = vocabulary(config.taxonomies)   # built-in + posecode.toml taxonomies
         self.md = create_markdown(default_view=None if config.default_view == "auto" else config.default_view,
                                   autoplay=config.autoplay)
         self.pages: list[Page] = []
@@ -41,7 +43,7 @@ class PageSet:
         self.page_html: dict[str, bytes | Path] = {}
         self.index_unchanged: set[str] = set()
         by_url: dict[str, Page] = {}
-        reserved = {"tags/", "muscles/", "equipment/", "assets/"}
+        reserved = {f"{name}/" for name in self.vocabulary.taxonomies} | {"assets/"}
         for uri in self.sources:
             page = new_page(config.content_dir, uri)
             url = page.url

@@ -35,8 +35,9 @@ class Problem:
     directory when possible), ``line``/``column`` are 1-based (0 when
     unknown), ``source`` is the text of that line of the file (tabs shown as
     spaces, ``""`` when it cannot be read), ``width`` how many carets underline
-    the word at ``column`` (``report.caret_width``, as the terminal shows it).
-    ``path`` is the file itself, for the terminal formatter.
+    the word at ``column`` (``span`` when the maker knew the extent of what it
+    means, a multi-word front-matter value; else ``report.caret_width``, as the
+    terminal shows it). ``path`` is the file itself, for the terminal formatter.
     """
 
     severity: str
@@ -48,17 +49,22 @@ class Problem:
     file: str = ""
     source: str = ""
     path: str = ""
+    span: int = 0
 
     @property
     def width(self) -> int:
+        """How many carets underline the problem (``span``, else the word at ``column``)."""
+        if self.span > 0:
+            return self.span
         return caret_width(self.source, self.column) if self.source else 1
 
     @classmethod
     def at(cls, path: str | os.PathLike[str], *, line: int, column: int, severity: str, code: str,
-           message: str, hint: str | None = None) -> Problem:
+           message: str, hint: str | None = None, span: int = 0) -> Problem:
         """A problem in file ``path``, its source line read from the file."""
         return cls(file=display_path(path), line=line, column=column, severity=severity, code=code,
-                   message=message, hint=hint, source=read_source_line(path, line), path=os.fspath(path))
+                   message=message, hint=hint, source=read_source_line(path, line), path=os.fspath(path),
+                   span=span)
 
     @classmethod
     def of(cls, diagnostic: Any, path: str | os.PathLike[str] = "") -> Problem:
@@ -68,17 +74,21 @@ class Problem:
         return cls(str(getattr(diagnostic, "severity", "error")), str(getattr(diagnostic, "code", "error")),
                    int(getattr(diagnostic, "line", 0) or 0), int(getattr(diagnostic, "column", 0) or 0),
                    str(getattr(diagnostic, "message", diagnostic)), getattr(diagnostic, "hint", None),
-                   file=display_path(path) if path else "", path=os.fspath(path))
+                   file=display_path(path) if path else "", path=os.fspath(path), span=span_of(diagnostic))
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON-ready dict sent to the browser overlay (:data:`DIAGNOSTIC_FIELDS`)."""
         return {name: getattr(self, name) for name in DIAGNOSTIC_FIELDS}
 
     def as_record(self) -> dict[str, Any]:
-        """Return ``{code, severity, line, column, message, hint}``: a diagnostic of a page
-        record (the build's manifest, ``check --format json``)."""
-        return {"code": self.code, "severity": self.severity, "line": self.line, "column": self.column,
-                "message": self.message, "hint": self.hint}
+        """Return ``{code, severity, line, column, message, hint}`` (and ``width`` when the
+        problem has a ``span``): a diagnostic of a page record (the build's manifest,
+        ``check --format json``)."""
+        record = {"code": self.code, "severity": self.severity, "line": self.line, "column": self.column,
+                  "message": self.message, "hint": self.hint}
+        if self.span > 0:
+            record["width"] = self.span
+        return record
 
     def format(self) -> str:
         """The terminal text: exactly what ``posecode-ssg build`` prints for the same
@@ -99,7 +109,15 @@ def problem_from_diagnostic(path: str | os.PathLike[str], diagnostic: Any) -> Pr
         code=str(getattr(diagnostic, "code", "error")),
         message=str(getattr(diagnostic, "message", diagnostic)),
         hint=getattr(diagnostic, "hint", None),
+        span=span_of(diagnostic),
     )
+
+
+def span_of(diagnostic: Any) -> int:
+    """The caret count a diagnostic carries (a :class:`Problem`'s ``span``, a
+    ``language.Diagnostic``'s ``extra["width"]``, from a page record's ``width``), else 0."""
+    span = getattr(diagnostic, "span", 0) or (getattr(diagnostic, "extra", None) or {}).get("width", 0)
+    return span if isinstance(span, int) and span > 0 else 0
 
 
 def read_source_line(path: str | os.PathLike[str], line: int) -> str:

@@ -9,6 +9,7 @@ import re
 from posecode_ssg.site import taxonomy
 from posecode_ssg.site.content import Page, Problem, decode_source, parse_markdown_page
 from posecode_ssg.site.markdown import FenceInfo, attach_figure, posecode_env
+from posecode_ssg.site.prescription import search_text
 
 #: Pages parsed between two :meth:`posecode_ssg.site.build._Build._freeze` calls.
 FREEZE_PAGES = 100
@@ -74,7 +75,7 @@ class PageRecords:
             return
         page.text = text
         if page.source_kind == "markdown":
-            parse_markdown_page(page, self.md)
+            parse_markdown_page(page, self.md, self.vocabulary)
         else:
             self._parse_posecode_page(page)
 
@@ -143,11 +144,10 @@ class PageRecords:
         problems = [d for d in problems if d["severity"] in ("error", "warning", "hint")]
         problems.sort(key=lambda d: (d["line"], d["column"]))
         summary = page.meta.get("summary", "")
-        search = " ".join([page.title, summary, " ".join(page.meta.get("tags", []))]
+        search = " ".join([page.title, summary, " ".join(page.meta.get("tags", [])), search_text(page.meta)]
                           + [" ".join(filter(None, [f["name"], f["title"]] + [s for st in f["steps"] for s in st]))
                              for f in figures_meta]
-                          + [taxonomy.MUSCLES.get(m, m) for m in page.meta.get("primary_muscles", [])
-                             + page.meta.get("secondary_muscles", [])])
+                          + self.vocabulary.search_words(page.meta))   # labels and synonyms of its terms
         self.records[page.src_uri] = {
             "title": page.title, "url": page.url, "dest_uri": page.dest_uri, "meta": page.meta,
             "is_index": page.is_index, "source_kind": page.source_kind, "diagnostics": problems,

@@ -55,13 +55,15 @@ def caret_width(text: str, column: int) -> int:
     return max(1, min(len(m.group(0)) if m else 1, 40))
 
 
-def excerpt(line: int, column: int, text: str) -> list[str]:
-    """The two excerpt rows under a diagnostic: the source line and a caret run under the word at
-    ``column`` (:func:`caret_width`). ``line`` and ``column`` are 1-based."""
+def excerpt(line: int, column: int, text: str, width: int = 0) -> list[str]:
+    """The two excerpt rows under a diagnostic: the source line and a caret run of ``width``
+    (when given; else under the word at ``column``, :func:`caret_width`). ``line`` and
+    ``column`` are 1-based."""
     raw = text.replace("\t", " ").replace("\ufeff", "")
     number = str(line)
     col = max(1, min(column, len(raw) + 1))
-    return [f"    {number} | {raw}", f"    {' ' * len(number)} | {' ' * (col - 1)}{'^' * caret_width(text, column)}"]
+    carets = width if width > 0 else caret_width(text, column)
+    return [f"    {number} | {raw}", f"    {' ' * len(number)} | {' ' * (col - 1)}{'^' * carets}"]
 
 
 def format_diagnostic(path: str | os.PathLike[str], diagnostic: Any, cache: dict | None = None, *,
@@ -72,6 +74,8 @@ def format_diagnostic(path: str | os.PathLike[str], diagnostic: Any, cache: dict
     ``path`` (read once per ``cache``). ``shown`` replaces the displayed path (default
     :func:`display_path`). The one formatter of ``check``, ``build``, ``serve`` and ``eval``.
     A diagnostic about a folder, or with line 0 (no position), is shown without line and column.
+    The carets are ``diagnostic.span`` (or ``extra["width"]``) long when it has one (a multi-word
+    front-matter value).
     """
     line, column = int(diagnostic.line or 1), int(diagnostic.column or 1)
     where = shown if shown is not None else display_path(path)
@@ -84,7 +88,8 @@ def format_diagnostic(path: str | os.PathLike[str], diagnostic: Any, cache: dict
     else:
         text = source_line(path, line, cache) if Path(path).is_file() else None
     if text is not None:
-        out.extend(excerpt(line, column, text))
+        width = getattr(diagnostic, "span", 0) or (getattr(diagnostic, "extra", None) or {}).get("width", 0)
+        out.extend(excerpt(line, column, text, width if isinstance(width, int) else 0))
     if getattr(diagnostic, "hint", None):
         out.append(f"    {' ' * len(str(line))} = hint: {diagnostic.hint}")
     return "\n".join(out)

@@ -68,6 +68,7 @@ def bucket_of(result: BuildResult, severity: str) -> list:
 
 def as_diagnostic(d: dict) -> Any:
     """A :class:`Diagnostic` from a page record's diagnostic dict (``code, severity, line, column,
-    message, hint``)."""
+    message, hint``, and ``width``, the caret count, kept in ``extra``)."""
     return Diagnostic(code=d.get("code") or "site", severity=d["severity"], line=int(d.get("line") or 1),
-                      column=int(d.get("column") or 1), message=d["message"], hint=d.get("hint"))
+                      column=int(d.get("column") or 1), message=d["message"], hint=d.get("hint"),
+                      extra={"width": d["width"]} if d.get("width") else {})

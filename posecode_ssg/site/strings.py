@@ -88,6 +88,28 @@ UI: Mapping[str, str] = MappingProxyType({
     "figure.repeat": " · repeat ×{count}",
     "figure.duration": "{seconds:g} s",
     "figure.steps_label": "Steps of {title}",
+    # prescriptions (site/prescription.py): the page's box, the card's dose line, the search text
+    "prescription.heading": "Prescription",
+    "prescription.dose": "Dose",
+    "prescription.sets_reps": "{sets} × {reps}",
+    "prescription.sets_one": "{count} set",
+    "prescription.sets_other": "{count} sets",
+    "prescription.reps_one": "{count} rep",
+    "prescription.reps_other": "{count} reps",
+    "prescription.each_side": "{dose} each side",
+    "prescription.hold": "Hold",
+    "prescription.seconds": "{seconds:g} s",
+    "prescription.rest": "Rest",
+    "prescription.rest_seconds": "{seconds:g} s between sets",
+    "prescription.tempo": "Tempo",
+    "prescription.frequency": "How often",
+    "prescription.side": "Side",
+    "prescription.side_left": "left",
+    "prescription.side_right": "right",
+    "prescription.side_both": "both sides",
+    "prescription.side_alternating": "alternating",
+    "prescription.load": "Load",
+    "prescription.card_hold": "hold {hold}",
 })
 
 

@@ -21,15 +21,19 @@ def test_unknown_key_warns_with_line_and_hint():
     assert p.hint == "did you mean 'summary'?" and "summary" not in meta
 
 
-def test_closed_vocabularies_are_errors():
-    _meta, problems = validate_front_matter(
+def test_closed_vocabularies_are_errors_and_taxonomy_words_warnings():
+    """level and category stay closed; an unknown equipment or muscle word is a warning kept as
+    its own term (issue 21), and a synonym ("quads") is its term."""
+    meta, problems = validate_front_matter(
         "level: expert\ncategory: cardio\nequipment: [chiar]\nsecondary_muscles: [quads]\n", 2)
     by_line = {p.line: p for p in problems}
-    assert all(p.severity == "error" for p in problems)
-    assert by_line[2].message == "unknown level 'expert'" and "beginner" in by_line[2].hint
-    assert by_line[3].message == "unknown category 'cardio'"
-    assert by_line[4].hint == "did you mean 'chair'?" and by_line[4].column == 13
-    assert "quads" in by_line[5].message
+    assert sorted(by_line) == [2, 3, 4]
+    assert by_line[2].severity == "error" and by_line[2].message == "unknown level 'expert'"
+    assert "beginner" in by_line[2].hint
+    assert by_line[3].severity == "error" and by_line[3].message == "unknown category 'cardio'"
+    assert (by_line[4].severity, by_line[4].code, by_line[4].column) == ("warning", "front-matter-unknown-word", 13)
+    assert by_line[4].hint == "did you mean 'chair'?"
+    assert meta == {"equipment": ["chiar"], "secondary_muscles": ["quadriceps"]}
 
 
 def test_yaml_error_position():
@@ -50,13 +54,15 @@ def test_not_a_mapping():
 
 
 def test_docs_list_every_vocabulary_word():
-    """docs/site.md documents the vocabularies exactly as taxonomy.py defines them."""
+    """docs/site.md and docs/taxonomies.md document the vocabularies exactly as taxonomy.py
+    and vocabularies.toml define them."""
     from pathlib import Path
 
     from posecode_ssg.site import taxonomy
 
-    docs = (Path(__file__).resolve().parents[2] / "docs" / "site.md").read_text(encoding="utf-8")
-    section = docs.split("**Muscles**", 1)[1].split("## Configuration", 1)[0]
+    root = Path(__file__).resolve().parents[2] / "docs"
+    docs = "\n".join((root / name).read_text(encoding="utf-8") for name in ("site.md", "taxonomies.md"))
+    section = docs.split("**Muscles**", 1)[1].split("**Synonyms**", 1)[0]
     listed = [w.strip("`") for w in __import__("re").findall(r"`[a-z-]+`", section)]
     assert listed == list(taxonomy.MUSCLES)
     for word in [*taxonomy.LEVELS, *taxonomy.CATEGORIES, *taxonomy.equipment()]:

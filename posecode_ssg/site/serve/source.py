@@ -139,6 +139,7 @@ class ProjectSource:
         from posecode_ssg.site.figures import compile_figure
         from posecode_ssg.site.fences import front_matter
         from posecode_ssg.site.markdown import figure_html, parse_info
+        from posecode_ssg.site.prescription import rep_target
 
         content = Path(self.config.content_dir).resolve()
         edits: list[tuple[Path, str | None, str]] = []
@@ -178,15 +179,18 @@ class ProjectSource:
             return None
         default_view = None if self.config.default_view == "auto" else self.config.default_view
         swaps = []
+        meta = front_matter(new_text)
+        reps = rep_target(meta)   # the page's prescribed reps, as the build writes them (data-reps)
         for k in edited:
             block = new_blocks[k]
             info = parse_info(block.info)
-            figure = compile_figure(block.source, figure_options(info, self.config, front_matter(new_text)))
+            figure = compile_figure(block.source, figure_options(info, self.config, meta))
             if figure.errors or figure.motion_json is None:
                 return None
             swaps.append({"id": figures[k][0],
                           "html": figure_html(figure, info, figures[k][0], default_view=default_view,
-                                              autoplay=self.config.autoplay, source=block.source).strip()})
+                                              autoplay=self.config.autoplay, source=block.source,
+                                              reps=reps).strip()})
         return {dest: swaps}
 
     def build(self, out_dir: Path) -> BuildReport:
