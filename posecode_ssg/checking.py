@@ -40,6 +40,9 @@ class CheckedDocument:
     #: the equipment words drawn on a fence's figure (its ``equipment`` attribute, else its page's
     #: front matter: motion/equipment.py), as the build draws them
     equipment: tuple[str, ...] = ()
+    #: the equipment comes from the page's front matter (what cannot be held is left out, with a
+    #: hint: motion/equipment.py ``page_words_that_fit``), not the fence's attribute
+    equipment_from_page: bool = False
 
     def diagnostics(self) -> list[Diagnostic]:
         """Parser and kinematic diagnostics together, in :func:`reading_order` (line, column)."""
@@ -71,10 +74,19 @@ def add_kinematics(doc: CheckedDocument):
     from posecode_ssg.motion.diagnostics import kinematic_diagnostics, with_columns
     from posecode_ssg.motion.equipment import holding_sides, place_equipment
 
-    program = compile_ir(doc.result.ir, holding=holding_sides(doc.equipment))
-    kin = kinematic_diagnostics(program)
-    if doc.equipment:
-        kin += place_equipment(program, doc.equipment)
+    words = doc.equipment
+    program = compile_ir(doc.result.ir, holding=holding_sides(words))
+    hints = []
+    if words and doc.equipment_from_page:
+        from posecode_ssg.motion.equipment import page_words_that_fit
+
+        kept, hints = page_words_that_fit(program, words)
+        if kept != words:
+            words = kept
+            program = compile_ir(doc.result.ir, holding=holding_sides(words))
+    kin = kinematic_diagnostics(program) + hints
+    if words:
+        kin += place_equipment(program, words)
     if doc.fence_line is not None:
         kin = [d.shifted(doc.fence_line) for d in kin]
     doc.kinematic = with_columns(kin, doc.file_lines)
@@ -147,7 +159,8 @@ def check_file(path: Path, display: str | None = None, pages: PageChecker | None
 
         moved = ParseResult(result.ir, [move(d) for d in result.errors],
                             [move(d) for d in result.warnings], [move(d) for d in result.hints])
-        docs.append(CheckedDocument(shown, block.fence_line, moved, lines, equipment=equipment))
+        docs.append(CheckedDocument(shown, block.fence_line, moved, lines, equipment=equipment,
+                                    equipment_from_page="equipment" not in block.attrs))
     return docs
 
 

@@ -62,18 +62,21 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def _warn_invalid_config(config: str | None) -> None:
-    """Say on stderr when the site's configuration cannot be used: pages are then checked with
-    the defaults (links in the checked folder, the built-in taxonomies)."""
+def _warn_invalid_config(config: str | None) -> bool:
+    """Say on stderr when the site's configuration cannot be used, and return True then: pages are
+    checked with the defaults (links in the checked folder, the built-in taxonomies), and the check
+    fails as the build would."""
     from posecode_ssg.config import PosecodeError, load_config
 
     try:
         load_config(config)
     except PosecodeError as exc:
-        print(f"{exc}\nposecode-ssg check: the configuration is invalid; pages are checked with the "
-              "defaults (the built-in taxonomies)", file=sys.stderr)
+        print(f"{exc}\nposecode-ssg check: the configuration is invalid (the build fails on it); pages "
+              "are checked with the defaults (the built-in taxonomies)", file=sys.stderr)
+        return True
     except OSError:
         pass
+    return False
 
 
 def run(args) -> int:
@@ -88,14 +91,14 @@ def run(args) -> int:
         print("posecode-ssg check: no .posecode or .md files found in "
               + ", ".join(args.paths), file=sys.stderr)
         return 2
-    _warn_invalid_config(getattr(args, "config", None))
+    bad_config = _warn_invalid_config(getattr(args, "config", None))
     docs = check_documents(files, roots, getattr(args, "config", None))
 
     errors = sum(len(d.result.errors) for d in docs)
     kinematic = sum(1 for d in docs for k in d.kinematic if k.severity != "hint")
     warnings = sum(len(d.result.warnings) for d in docs) + kinematic
     hints = sum(len(d.result.hints) for d in docs) + sum(1 for d in docs for k in d.kinematic if k.severity == "hint")
-    failed = errors > 0 or (getattr(args, "strict", False) and warnings > 0)
+    failed = bad_config or errors > 0 or (getattr(args, "strict", False) and warnings > 0)
 
     if getattr(args, "format", "text") == "json":
         json.dump([d.to_dict() for d in docs], sys.stdout, ensure_ascii=False, indent=2)
@@ -109,6 +112,8 @@ def run(args) -> int:
         summary = (f"checked {_plural(len(posecode), 'document')} in {_plural(len(files), 'file')}: "
                    f"{_plural(errors, 'error')}, {_plural(warnings, 'warning')}"
                    f"{f' ({kinematic} kinematic)' if kinematic else ''}, {_plural(hints, 'hint')}")
+        if bad_config:
+            bad.insert(0, "the configuration")
         if bad:
             summary += f" ({' and '.join(bad)} failed)"
         elif failed:

@@ -238,7 +238,8 @@ def _through_body(w, eq: dict[str, Any]) -> list[tuple[str, str]]:
     centre) nearer a body capsule's axis (collide.py ``obstacles``: trunk, head, thighs, shins)
     than the two radii less the overlap the capsules' coarseness allows (half the item's radius,
     at least 3 cm: a bar resting on the thighs, a bell against the chest are not through them). A
-    bar on the back rests on the trunk, and a band runs along the legs: neither is tested there."""
+    bar on the back rests on the trunk, a band runs along the legs, and a dumbbell or a kettlebell
+    in one hand hangs against them: none is tested there."""
     from .collide import _closest_on_segment, obstacles
 
     caps = obstacles(w)
@@ -260,8 +261,10 @@ def _through_body(w, eq: dict[str, Any]) -> list[tuple[str, str]]:
             solids = [(p - np.array([0.0, g["drop"], 0.0]), g["bell"])]
         else:   # the medicine ball
             solids = [(p, g["radius"])]
-        skip = {"torso"} if holder == "back" else {"thigh_left", "thigh_right", "shin_left", "shin_right"} \
-            if item == "band" else set()
+        legs = {"thigh_left", "thigh_right", "shin_left", "shin_right"}
+        # a bar on the back rests on the trunk; a band stood on runs along the legs, and an item
+        # in one hand hangs against them (the rig's hanging hands touch the thighs)
+        skip = {"torso"} if holder == "back" else legs if item == "band" or holder in ("left", "right") else set()
         hit = next((name for name, (a, b, r) in caps.items() if name not in skip for c, rc in solids
                     if float(np.linalg.norm(c - _closest_on_segment(c, a, b))) < r + rc - max(0.5 * rc, 0.03)), None)
         if hit is not None:
@@ -289,6 +292,43 @@ def place_equipment(program, words) -> list:
                               f"cannot attach the equipment{where}: {message}",
                               "change the fence's equipment attribute, or the movement"))
     return out
+
+
+def page_words_that_fit(program, words) -> tuple[tuple[str, ...], list]:
+    """The front-matter equipment ``words`` (:func:`page_equipment`: drawn without the fence
+    asking) that can be drawn on ``program`` as written, and a hint
+    (:class:`~posecode_ssg.language.diagnostics.Diagnostic`, code ``equipment-not-drawn``) for
+    each left out: an item that would pass through the body, the later of two items in one hand
+    (a generated library lists ``kettlebells`` on a deadlift whose arms hang: a goblet bell
+    there would sit in the trunk). The fence's own attribute is drawn as written, with warnings
+    (:func:`place_equipment`)."""
+    from posecode_ssg.language.diagnostics import Diagnostic
+
+    from .solve import solve_keyframes
+
+    sol = solve_keyframes(program)
+    worlds = [p.world for p in sol.phases]
+    kept, hints = list(words), []
+    for _round in range(len(words)):
+        _eq, problems = equipment_json(tuple(kept), sol.base, worlds, program.props)
+        drop = None
+        for _k, message in problems:
+            if " would hold " in message:
+                drop = next(w for w in reversed(kept) if w != "mat")   # the later item held
+            elif " passes through " in message:
+                item = message.split(" passes through ")[0].removeprefix("the ")
+                drop = next((w for w in kept if any(i == item for i, _h in WORDS[w])), None)
+            if drop is not None:
+                hints.append(Diagnostic(
+                    "equipment-not-drawn", "hint", program.ir.line or 1, 1,
+                    f"the front matter's '{drop}' is not drawn on this figure: {message}",
+                    f"to draw it, name it in the fence's equipment attribute (equipment=\"{drop}\") "
+                    f"with arms that hold it clear of the body"))
+                kept.remove(drop)
+                break
+        if drop is None:
+            break
+    return tuple(kept), hints
 
 
 def _blocked(a: np.ndarray, b: np.ndarray, prop: dict) -> bool:

@@ -30,18 +30,20 @@ def figure_options(info: FenceInfo, config: SiteConfig, meta: dict | None = None
     the config's defaults (``default_view = "auto"`` leaves the view to the poster module), and
     the equipment drawn on it: the fence's ``equipment`` attribute, else what its page's front
     matter ``meta`` lists (motion/equipment.py ``page_equipment``; None for none).
-    Returns ``{"view", "avatar", "title", "default_avatar", "equipment"}`` for
+    Returns ``{"view", "avatar", "title", "default_avatar", "equipment", "equipment_from"}`` for
     :func:`figures.compile_figure`."""
     default = None if config.default_view == "auto" else config.default_view
+    source = None
     if "equipment" in info.attrs:
         equipment = info.attrs["equipment"]
     else:
         from posecode_ssg.motion.equipment import page_equipment
 
         equipment = page_equipment((meta or {}).get("equipment"))
+        source = "page" if equipment else None
     return {"view": info.attrs.get("view", default), "avatar": info.attrs.get("avatar"),
             "title": info.attrs.get("title"), "default_avatar": config.default_avatar,
-            "equipment": tuple(equipment) or None}
+            "equipment": tuple(equipment) or None, "equipment_from": source}
 
 
 class Compilation:

@@ -163,7 +163,8 @@ def compile_figure(source: str, options: dict | None = None) -> CompiledFigure:
         attribute, overrides the document), ``default_avatar`` (config, used
         when the document names none), ``title`` (poster title),
         ``equipment`` (a tuple of equipment words drawn on the figure, or None:
-        motion/equipment.py).
+        motion/equipment.py), ``equipment_from`` (``"page"`` when the words come from the page's
+        front matter: an item that cannot be held as written is then left out, with a hint).
     :returns: a :class:`CompiledFigure`; never raises for bad Posecode (the
         problems are in ``diagnostics``). An internal failure of the motion
         compiler becomes an ``internal-error`` diagnostic naming the exception.
@@ -208,6 +209,15 @@ def compile_figure(source: str, options: dict | None = None) -> CompiledFigure:
     try:
         words = tuple(options.get("equipment") or ())
         program = compile_ir(ir, avatar=avatar, holding=holding_sides(words))
+        if words and options.get("equipment_from") == "page":
+            # drawn because the front matter lists it: what cannot be held as written is left out
+            from posecode_ssg.motion.equipment import page_words_that_fit
+
+            kept, hints = page_words_that_fit(program, words)
+            figure.diagnostics += [_diag_dict(h) for h in hints]
+            if kept != words:
+                words = kept
+                program = compile_ir(ir, avatar=avatar, holding=holding_sides(words))
         if words:
             figure.diagnostics += _equipment(program, words)
         figure.motion = program.to_json()

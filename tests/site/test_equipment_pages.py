@@ -11,6 +11,7 @@ from posecode_ssg.cli import main
 
 BLOCK = '''posecode exercise "Lateral raise"
   rig humanoid
+  pose start = standing
   step "Raise" 1.4s settle:
     shoulders: abduct 85
     ground-lock: feet
@@ -87,3 +88,20 @@ def test_check_reports_what_the_build_reports(tmp_path, capsys, monkeypatch):
     out = capsys.readouterr().out
     assert code == 0   # warnings only
     assert "warning[equipment-attach]" in out and "phase 'Open'" in out
+
+
+def test_front_matter_items_that_cannot_be_held_are_left_out_with_a_hint(make_site, tmp_path):
+    """A generated library lists equipment a figure does not hold as written (a medicine ball on a
+    side bend whose arms hang): the fence did not ask for it, so it is not drawn (a hint, not a
+    warning: --strict still passes); the mat, which fits, is."""
+    result, _ = make_site({"s.md": page("[medicine ball, mat]", block=WIDE)}, strict=True)
+    assert not result.failed and result.warnings == []
+    (hint,) = [d for _p, d in result.hints if d.code == "equipment-not-drawn"]
+    assert hint.message.startswith("the front matter's 'medicine-ball' is not drawn on this figure: "
+                                   "the medicine-ball passes through the trunk")
+    (motion,) = motions(read(tmp_path / "site", "s/index.html"))
+    assert motion["equipment"]["items"] == ["mat"]
+    assert "index_left" not in motion["base"]   # no hand closed around a ball that is not drawn
+    # named in the fence, the same ball is drawn as asked, with the warning
+    result, _ = make_site({"s.md": page("[medicine-ball]", fence='```posecode equipment="medicine-ball"', block=WIDE)})
+    assert [d.code for _p, d in result.warnings] == ["equipment-attach"]

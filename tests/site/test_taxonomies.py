@@ -301,10 +301,12 @@ def test_check_says_when_the_taxonomies_cannot_be_read(tmp_path, monkeypatch, ca
     (tmp_path / "content").mkdir()
     (tmp_path / "content" / "a.md").write_text("---\nregion: [arm]\n---\n# A\n", "utf-8")
     monkeypatch.chdir(tmp_path)
-    main(["check", "content"])
-    err = capsys.readouterr().err
+    code = main(["check", "content"])
+    out, err = capsys.readouterr()
     assert "posecode.toml:3:1: error[config]: 'taxonomies.region.open' must be true or false" in err
     assert "the configuration is invalid" in err
+    # it fails as the build does (a CI job running check must not pass a site that cannot build)
+    assert code == 1 and "(the configuration failed)" in out
 
 
 def test_check_reads_the_declared_taxonomies(tmp_path, monkeypatch, capsys):
