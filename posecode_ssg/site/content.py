@@ -263,6 +263,7 @@ def validate_front_matter(text: str, first_line: int,
             positions[key] = _node_line(key_node, offset)
             value_positions[key] = value_node
     meta: dict = {}
+    none_at: dict = {}
 
     def problem(severity: str, code: str, key: str, message: str, hint: str | None = None, at_value=True):
         line, col = positions.get(key, (offset, 1))
@@ -290,6 +291,8 @@ def validate_front_matter(text: str, first_line: int,
             term, bad = tax.resolve(item.strip(), key.replace("_", " "))
             if term is not None and term not in good:
                 good.append(term)
+            if term == "none" and key == "equipment" and i < len(nodes) and nodes[i] is not None:
+                none_at[key] = nodes[i]   # where the "none" was written (its warning's caret)
             if bad is None:
                 continue
             node = nodes[i] if i < len(nodes) else None
@@ -353,7 +356,17 @@ def validate_front_matter(text: str, first_line: int,
             else:
                 meta[key] = checked
     if "equipment" in meta and "none" in meta["equipment"] and len(meta["equipment"]) > 1:
-        problem("warning", "front-matter-value", "equipment", "equipment lists 'none' together with other items")
+        node = none_at.get("equipment")
+        if node is not None:   # under the word that means none ("body only", "none (bodyweight exercise)")
+            line, col = _node_line(node, offset)
+            problems.append(Problem("warning", "front-matter-value", line, col,
+                                    "equipment lists 'none' together with other items", span=_span(node)))
+        else:
+            problem("warning", "front-matter-value", "equipment", "equipment lists 'none' together with other items")
+    if meta.get("per_side") and meta.get("side") in ("left", "right"):
+        problem("warning", "front-matter-value", "side",
+                f"'side: {meta['side']}' with 'per_side: true': the reps are done on one side, not each side",
+                "drop per_side, or write side: both or side: alternating")
     return meta, problems
 
 

@@ -113,6 +113,24 @@ def test_each_bad_value_is_an_error_at_its_line_and_column():
     assert problems[0].hint == "for example: sets: 3" and problems[1].hint == "for example: reps: 10 or reps: 8-12"
 
 
+def test_one_side_with_per_side_is_a_warning_at_the_side():
+    _meta, problems = validate_front_matter("sets: 3\nper_side: true\nside: left\n", 2)
+    (p,) = problems
+    assert (p.severity, p.code, p.line, p.column) == ("warning", "front-matter-value", 4, 7)
+    assert p.message == "'side: left' with 'per_side: true': the reps are done on one side, not each side"
+    for side in ("both", "alternating"):
+        assert validate_front_matter(f"per_side: true\nside: {side}\n", 2)[1] == []
+    assert validate_front_matter("per_side: false\nside: right\n", 2)[1] == []
+
+
+def test_none_with_other_equipment_is_underlined_where_none_was_written():
+    text = "equipment: [dumbbell, body only]\n"   # "body only" (free-exercise-db) means none
+    _meta, problems = validate_front_matter(text, 2)
+    (p,) = problems
+    assert (p.line, p.column, p.span) == (2, text.index("body only") + 1, len("body only"))
+    assert p.message == "equipment lists 'none' together with other items"
+
+
 def test_a_yaml_sexagesimal_tempo_gets_a_hint():
     _meta, problems = validate_front_matter("tempo: 3:1:1\n", 2)
     (p,) = problems
