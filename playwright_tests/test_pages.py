@@ -305,9 +305,10 @@ def test_dark_theme_changes_the_colours(browser, built_site):
     assert dark["top"] < light["top"] - 0.3, (light["top"], dark["top"])   # and so does the drawn frame
 
 
-def test_print_shows_the_poster_and_steps_without_the_player(browser, built_site):
-    """Printed, a figure is its static poster and its list of steps: the canvas and every player
-    control (buttons, slider, rep counter, view reset) give way (theme style.css, @media print)."""
+def test_print_shows_the_strip_and_steps_without_the_player(browser, built_site):
+    """Printed, a figure is its phase strip (issue 22: the key frames with the step names, in
+    place of the poster's one still) and its list of steps: the canvas and every player control
+    (buttons, slider, rep counter, view reset) give way (theme style.css, @media print)."""
     page = new_page(browser, viewport={"width": 900, "height": 900})
     page.goto(built_site.url("strength/bodyweight-squat/"))
     page.evaluate(f"{FIG}.ready")
@@ -319,9 +320,10 @@ def test_print_shows_the_poster_and_steps_without_the_player(browser, built_site
             const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0
               && getComputedStyle(e).visibility !== 'hidden'; });
         return Object.fromEntries(['canvas', '.pc-controls', '.pc-scrub', '.pc-rep', '.pc-reset',
-            '.posecode-poster svg', '.posecode-phases'].map(s => [s, seen(s)])); })()""")
+            '.posecode-poster svg', '.posecode-strip svg', '.posecode-phases'].map(s => [s, seen(s)])); })()""")
     assert shown == {"canvas": False, ".pc-controls": False, ".pc-scrub": False, ".pc-rep": False,
-                     ".pc-reset": False, ".posecode-poster svg": True, ".posecode-phases": True}, shown
+                     ".pc-reset": False, ".posecode-poster svg": False, ".posecode-strip svg": True,
+                     ".posecode-phases": True}, shown
     assert not page.problems, page.problems
     page.context.close()
 

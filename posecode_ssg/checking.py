@@ -224,6 +224,10 @@ class PageChecker:
         found = [as_diagnostic(p.as_record()) for p in page.problems]  # front matter
         found += [as_diagnostic(d) for d in posecode_env(page.env).diagnostics]  # fence attributes
         found += link_diagnostics(page, self._index(root))
+        if page.meta.get("program"):   # each exercise names a page (site/programs.py)
+            from posecode_ssg.site.programs import resolve_program
+
+            found += [as_diagnostic(d) for d in resolve_program(page, page.meta["program"], self._index(root), None)[1]]
         if not found:
             return None
         found.sort(key=reading_order)

@@ -54,6 +54,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("new", help="scaffold a new movement library")
     p.add_argument("dir", metavar="DIR")
+    from posecode_ssg.commands.new import TEMPLATES
+
+    p.add_argument("--template", choices=list(TEMPLATES), default="basic",
+                   help="what the library starts with: " + "; ".join(f"{k}: {v}" for k, v in TEMPLATES.items())
+                   + " (default: %(default)s)")
 
     p = sub.add_parser("eval", help="sample the real runtime in headless Chromium and report contact fidelity")
     p.add_argument("paths", nargs="+", metavar="PATH", help=".posecode or .md files, or folders of them")

@@ -30,6 +30,7 @@ from posecode_ssg.language import parse
 from posecode_ssg.language import vocabulary as V
 from posecode_ssg.motion import compile_ir
 from posecode_ssg.motion.diagnostics import kinematic_diagnostics
+from posecode_ssg.site.programs import declares_program
 from posecode_ssg.site.content import validate_front_matter
 from posecode_ssg.site.fences import extract_posecode_blocks
 
@@ -55,7 +56,8 @@ def _documents() -> list[tuple[str, str]]:
 
 DOCUMENTS = _documents()
 MD_PAGES = sorted(CONTENT.rglob("*.md"))
-EXERCISE_PAGES = [p for p in MD_PAGES if p.name not in ("index.md", "_index.md")]
+#: the exercise pages: not section index pages, not programs (front matter `program:`, docs/programs.md)
+EXERCISE_PAGES = [p for p in MD_PAGES if p.name not in ("index.md", "_index.md") and not declares_program(p.read_bytes())]
 
 
 def _front_matter(path: Path) -> tuple[dict, list]:

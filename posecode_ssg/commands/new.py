@@ -1,9 +1,17 @@
-"""``posecode-ssg new DIR``: scaffold a movement library that builds at once.
+"""``posecode-ssg new DIR [--template basic|physio|fitness]``: scaffold a movement library that
+builds at once.
 
-Writes ``posecode.toml``, ``content/index.md`` (the library home),
-``content/exercises/_index.md`` and one exercise page with a posecode
-fence and complete front matter, plus a ``.gitignore`` for the output and
-cache folders. Refuses to write into a non-empty folder (exit 2).
+Each template is a folder of ``posecode_ssg/scaffolds/`` copied into DIR, ``{name}`` in its
+text files replaced by the library's name (DIR's name, capitalised) and ``gitignore`` written
+as ``.gitignore`` (a leading dot would hide it from the package):
+
+- ``basic``: ``posecode.toml``, the library home, a section and one exercise page;
+- ``physio``: a home-exercise library: exercises with prescriptions (sets, reps, holds, rest,
+  how often) and a home program (docs/programs.md) to print as a handout;
+- ``fitness``: a gym library: loaded exercises with sets, reps, rest and load, and a
+  full-body session program.
+
+Refuses to write into a non-empty folder (exit 2).
 """
 
 from __future__ import annotations
@@ -12,108 +20,46 @@ import argparse
 import sys
 from pathlib import Path
 
-FILES: dict[str, str] = {
-    "posecode.toml": '''# posecode-ssg configuration (see docs/site.md for every key)
-site_name = "{name}"
-# base_url = "https://example.org/movement/"   # where the site will live; subpaths work
-content_dir = "content"
-output_dir = "site"
-default_view = "auto"
-strict = false
-''',
-    ".gitignore": "site/\n.posecode-cache/\n",
-    "content/index.md": '''---
-title: {name}
-summary: A library of movements written in Posecode.
----
+#: the scaffolds' folder (package data)
+SCAFFOLDS = Path(__file__).resolve().parent.parent / "scaffolds"
 
-# {name}
-
-Each page describes one movement in words and in a ```` ```posecode ```` block,
-which the build turns into an animated figure with a still poster.
-
-Start with the [exercises](exercises/_index.md).
-''',
-    "content/exercises/_index.md": '''---
-title: Exercises
-summary: Every exercise of the library.
----
-
-# Exercises
-
-Add a Markdown file here for each exercise.
-''',
-    "content/exercises/bodyweight-squat.md": '''---
-title: Bodyweight squat
-summary: Sit the hips down between the heels and stand back up, feet flat.
-level: beginner
-category: strength
-equipment: [none]
-primary_muscles: [quadriceps, glutes]
-secondary_muscles: [hamstrings, core]
-tags: [squat, legs]
----
-
-# Bodyweight squat
-
-Stand with the feet hip-width apart, then sit down between the heels and
-stand back up.
-
-```posecode title="Bodyweight squat"
-posecode exercise "Bodyweight squat"
-  rig humanoid
-  pose start = standing
-
-  step "Sit down" 1.8s settle:
-    hips: flex 80
-    knees: flex 95
-    ankles: dorsiflex 15
-    shoulders: flex 80
-    ground-lock: feet
-    cue "Hips and knees bend together, heels stay down"
-
-  step "Stand up" 1.2s drive:
-    hips: flex 0
-    knees: flex 0
-    ankles: dorsiflex 0
-    shoulders: flex 0
-    ground-lock: feet
-    cue "Push the floor away"
-
-  repeat 10
-```
-
-## Coaching points
-
-- Keep the whole foot on the floor.
-- Go only as deep as you can with a long back.
-''',
+#: template name -> what it makes (``posecode-ssg new --help``)
+TEMPLATES: dict[str, str] = {
+    "basic": "one section and one exercise",
+    "physio": "home exercises with prescriptions and a printable home program",
+    "fitness": "gym exercises with sets, reps and loads, and a session program",
 }
 
 
-def scaffold(target: Path) -> list[Path]:
-    """Write the starter files into ``target`` (created if missing); returns the written paths.
+def scaffold(target: Path, template: str = "basic") -> list[Path]:
+    """Write the starter files of ``template`` (a key of :data:`TEMPLATES`) into ``target``
+    (created if missing); returns the written paths.
 
     :raises FileExistsError: ``target`` exists and is not empty.
+    :raises KeyError: no such template.
     """
+    if template not in TEMPLATES:
+        raise KeyError(template)
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise FileExistsError(f"{target} exists and is not an empty folder")
     name = target.resolve().name.replace("-", " ").replace("_", " ").strip().capitalize() or "Movement library"
     name = name.replace("\\", "").replace('"', "")
+    source = SCAFFOLDS / template
     written = []
-    for rel, text in FILES.items():
-        path = target / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text.replace("{name}", name), encoding="utf-8")
-        written.append(path)
+    for path in sorted(p for p in source.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        rel = path.relative_to(source).as_posix()
+        out = target / (".gitignore" if rel == "gitignore" else rel)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(path.read_text(encoding="utf-8").replace("{name}", name), encoding="utf-8")
+        written.append(out)
     return written
 
 
 def run(args: argparse.Namespace) -> int:
-    """Scaffold ``args.dir``; returns 0, or 2 when the folder is not empty."""
+    """Scaffold ``args.dir`` from ``args.template``; returns 0, or 2 when the folder is not empty."""
     target = Path(args.dir)
     try:
-        written = scaffold(target)
+        written = scaffold(target, getattr(args, "template", "basic") or "basic")
     except FileExistsError as exc:
         print(f"posecode-ssg new: error: {exc}", file=sys.stderr)
         return 2

@@ -39,6 +39,7 @@ from .posterequipment import Drawing, drawing_svg, drawings_bounds, equipment_dr
 from .postertext import POSTER_TEXT
 from .rig import PROP_GEOMETRY
 from .rotation import rot_y
+from .solve import solve_keyframes
 from .view import (
     body_frame,
     choose_view,
@@ -212,25 +213,30 @@ def _f(v: float) -> str:
     return "0" if s == "-0" else s
 
 
+def _fs(values: list[float]) -> list[str]:
+    """:func:`_f` of each of ``values`` (one comprehension: a poster formats hundreds)."""
+    out = [f"{v * SCALE:.1f}" for v in values]
+    return [s if s[-1] != "0" else ("0" if s == "-0.0" else s[:-2]) for s in out]
+
+
 def _svg_prims(prims: list[_Prim], dx: float = 0.0, dy: float = 0.0) -> list[str]:
     out = []
     for p in prims:
-        pts = [(x + dx, -(y + dy)) for x, y in p.pts]
+        flat = [v for x, y in p.pts for v in (x + dx, -(y + dy))]
+        n = _fs(flat + [p.width])
+        w = n.pop()
         cls = f"pc-{p.cls}"
         if p.part:
             cls += f'" data-part="{p.part}'
         if p.kind == "line":
-            out.append(f'<polyline class="{cls}" stroke-width="{_f(p.width)}" points="'
-                       + " ".join([f"{_f(x)},{_f(y)}" for x, y in pts]) + '"/>')
+            out.append(f'<polyline class="{cls}" stroke-width="{w}" points="'
+                       + " ".join([f"{n[i]},{n[i + 1]}" for i in range(0, len(n), 2)]) + '"/>')
         elif p.kind == "quad":
-            (x0, y0), (x1, y1), (x2, y2) = pts
-            out.append(f'<path class="{cls}" stroke-width="{_f(p.width)}" '
-                       f'd="M{_f(x0)} {_f(y0)}Q{_f(x1)} {_f(y1)} {_f(x2)} {_f(y2)}"/>')
+            out.append(f'<path class="{cls}" stroke-width="{w}" d="M{n[0]} {n[1]}Q{n[2]} {n[3]} {n[4]} {n[5]}"/>')
         elif p.kind == "circle":
-            (x, y), = pts
-            out.append(f'<circle class="{cls}" cx="{_f(x)}" cy="{_f(y)}" r="{_f(p.width)}"/>')
+            out.append(f'<circle class="{cls}" cx="{n[0]}" cy="{n[1]}" r="{w}"/>')
         elif p.kind == "rect":
-            (x0, y0), (x1, y1) = pts
+            (x0, y0), (x1, y1) = [(x + dx, -(y + dy)) for x, y in p.pts]
             out.append(f'<rect class="{cls}" x="{_f(min(x0, x1))}" y="{_f(min(y0, y1))}" '
                        f'width="{_f(abs(x1 - x0))}" height="{_f(abs(y1 - y0))}" rx="2"/>')
     return out
@@ -241,9 +247,19 @@ def _frame_prims(program, index: int, view: str, flip: bool, working: set[str], 
     faces right / the viewer) unless ``keep_turn`` (the phase strip shows the choreography)."""
     label, w, turn, travel = phase_frames(program)[index]
     yaw = 0.0 if keep_turn else turn
-    pts = facing_points_of(program)[index] if yaw == turn else body_frame(w, yaw, travel)
-    rot_head = rot_y(-yaw) @ w.rot["head"]
-    return figure_prims(pts, view, flip, working, rot_head)
+    # made once per program and frame (the poster's frame is one of the strip's when the
+    # movement does not turn): the primitives are read, never changed, by what draws them
+    solution = solve_keyframes(program)
+    memo = getattr(program, "_frame_prims", None)
+    if memo is None or memo[0] is not solution:
+        memo = program._frame_prims = (solution, {})
+    key = (index, view, flip, yaw, frozenset(working))
+    prims = memo[1].get(key)
+    if prims is None:
+        pts = facing_points_of(program)[index] if yaw == turn else body_frame(w, yaw, travel)
+        rot_head = rot_y(-yaw) @ w.rot["head"]
+        prims = memo[1][key] = figure_prims(pts, view, flip, working, rot_head)
+    return prims
 
 
 def _frame_items(program, index: int, view: str, flip: bool, keep_turn: bool = False) -> list[Drawing]:
@@ -353,7 +369,8 @@ def render_phase_strip(program, *, flip: bool = False, view: str | None = None,
     working = working_limbs(program)
     frames = phase_frames(program)
     indices = list(range(0 if include_start else 1, len(frames)))
-    cells = [(_frame_prims(program, i, view, flip, working, keep_turn=True), frames[i][0],
+    cells = [(_frame_prims(program, i, view, flip, working, keep_turn=True),
+              POSTER_TEXT["strip.start"] if i == 0 else frames[i][0],
               _frame_items(program, i, view, flip, keep_turn=True)) for i in indices]
     props = prop_prims(program.props, view, flip)
     allp = [p for c, _, _ in cells for p in c] + props
@@ -382,10 +399,22 @@ def render_phase_strip(program, *, flip: bool = False, view: str | None = None,
         parts += _figure_svg(prims, items, dx=dx)
         parts += _svg_prims([p for p in props if p.cls == "handle"], dx=dx)
         parts.append(f'<text class="pc-label" x="{_f(k * cw + cw / 2)}" y="{_f(0.2)}" '
-                     f'text-anchor="middle">{escape(label)}</text>')
+                     f'style="font-size:{strip_label_size(label, cw):.1f}px" text-anchor="middle">{escape(label)}</text>')
         parts.append("</g>")
     parts.append("</svg>")
     return "\n".join(parts)
+
+
+#: the phase strip's label size (SVG units, cm) at most, and the width of a character in ems
+#: (a system sans-serif's mean advance is about 0.55 em)
+STRIP_LABEL_MAX = 15.0
+STRIP_LABEL_EM = 0.56
+
+
+def strip_label_size(label: str, cell_m: float) -> float:
+    """The font size (SVG units) of a phase strip's frame label: :data:`STRIP_LABEL_MAX`, or
+    smaller so that ``label`` fits in 92 % of its cell (``cell_m`` metres wide: ``SCALE`` units a metre)."""
+    return min(STRIP_LABEL_MAX, 0.92 * SCALE * cell_m / (STRIP_LABEL_EM * max(len(label), 1)))
 
 
 def render_contact_sheet(programs, *, columns: int = 4, flip: bool = False) -> str:

@@ -16,5 +16,6 @@ POSTER_TEXT: Mapping[str, str] = MappingProxyType({
     "frame.phase_end": "end of phase {name!r}",
     "poster.label": "{name}: {view} view, {frame}",
     "strip.label": "{name}: phases {phases}",
+    "strip.start": "Start",
     "sheet.title": "Contact sheet of {count} movements",
 })

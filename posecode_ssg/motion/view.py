@@ -143,7 +143,10 @@ def working_limbs(program) -> set[str]:
     """Limb groups (``arm_left``, ``arm_right``, ``leg_left``, ``leg_right``, ``trunk``,
     ``head``) that move most: a group's score is its largest summed rotation (degrees) of the
     authored angles away from the start pose over the keyframes; groups scoring ≥ 50 % of the top score and ≥ 15° are
-    working."""
+    working. Made once per program (the poster and the phase strip both ask)."""
+    cached = getattr(program, "_working_limbs", None)
+    if cached is not None:
+        return cached
     scores = {}
     base = program.base_semantic
     for g, bones in _LIMBS.items():
@@ -157,7 +160,8 @@ def working_limbs(program) -> set[str]:
             best = max(best, tot)
         scores[g] = best
     top = max(scores.values()) if scores else 0.0
-    return {g for g, s in scores.items() if s >= 15.0 and s >= 0.5 * top}
+    working = program._working_limbs = frozenset(g for g, s in scores.items() if s >= 15.0 and s >= 0.5 * top)
+    return working
 
 
 def _rotation_deg(euler, euler0) -> float:

@@ -44,6 +44,7 @@ from posecode_ssg.site.listings import Listings
 from posecode_ssg.site.manifest import Incremental
 from posecode_ssg.site.pagehtml import PageHTML
 from posecode_ssg.site.pages import PageSet
+from posecode_ssg.site.programpages import Programs, page_outputs
 from posecode_ssg.site.records import PageRecords
 from posecode_ssg.site.render import Theme
 from posecode_ssg.site.result import (
@@ -97,7 +98,7 @@ def build_site(config: SiteConfig, *, out_dir: Path | None = None, strict: bool 
 
 
 class _Build(Incremental, PageSet, PageRecords, Compiling, ParallelPages, SiteContext, Cards, PageHTML,
-             Listings, Writing):
+             Programs, Listings, Writing):
     """One build. Its state lives here; its steps live in the modules of its bases, one
     responsibility each:
 
@@ -109,6 +110,7 @@ class _Build(Incremental, PageSet, PageRecords, Compiling, ParallelPages, SiteCo
     - :class:`~posecode_ssg.site.context.SiteContext`: assets, navigation, URLs, template context;
     - :class:`~posecode_ssg.site.cards.Cards`: cards, card posters and the search index;
     - :class:`~posecode_ssg.site.pagehtml.PageHTML`: content pages rendered;
+    - :class:`~posecode_ssg.site.programpages.Programs`: programs' exercises, handouts, cards;
     - :class:`~posecode_ssg.site.listings.Listings`: home, sections, taxonomies, 404, sitemap;
     - :class:`~posecode_ssg.site.write.Writing`: staging folder and swap, or in place.
     """
@@ -213,10 +215,12 @@ class _Build(Incremental, PageSet, PageRecords, Compiling, ParallelPages, SiteCo
         unchanged_index = [p for p in self.pages if p.src_uri in self.index_unchanged]
         if self.reuse_site:
             for page in unchanged_index:
-                if page.url:  # (the home page is one of the site-wide files)
-                    self.page_html[page.dest_uri] = self.out / page.dest_uri
+                for dest in page_outputs(page):
+                    if page.url:  # (the home page is one of the site-wide files)
+                        self.page_html[dest] = self.out / dest
         elif unchanged_index:
             self._process(unchanged_index, self.show)
+            self._resolve_programs()   # (their records parsed again)
             self.to_render = self.to_render + unchanged_index
         if not self.reuse_site:
             self._lap("cards", self._prepare_cards)

@@ -38,6 +38,7 @@ class Cards:
         self.cards.sort(key=lambda c: (c["weight"], c["title"].lower(), c["url"]))
         for card in self.cards:  # rendered once, reused by home, sections and taxonomy pages
             card["html"] = Markup(self.theme.render("partials/card.html", self._page_context(None, card=card)))
+        self.program_cards = self._program_cards()   # (site/programpages.py)
         # search index
         entries = [{"t": c["title"], "u": c["url"], "s": c["summary"], "x": self.records[c["src_uri"]]["search"]}
                    for c in self.cards]

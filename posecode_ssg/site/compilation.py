@@ -25,13 +25,15 @@ def compile_job(job: tuple[str, dict]) -> dict:
     return compile_figure(source, options).to_dict()
 
 
-def figure_options(info: FenceInfo, config: SiteConfig, meta: dict | None = None) -> dict:
+def figure_options(info: FenceInfo, config: SiteConfig, meta: dict | None = None, first: bool = False) -> dict:
     """Compile options of one fence: its info-string ``view``/``avatar``/``title`` attributes over
     the config's defaults (``default_view = "auto"`` leaves the view to the poster module), and
     the equipment drawn on it: the fence's ``equipment`` attribute, else what its page's front
-    matter ``meta`` lists (motion/equipment.py ``page_equipment``; None for none).
-    Returns ``{"view", "avatar", "title", "default_avatar", "equipment", "equipment_from"}`` for
-    :func:`figures.compile_figure`."""
+    matter ``meta`` lists (motion/equipment.py ``page_equipment``; None for none). ``first``: the
+    page's first figure (its exercise, as a program and a printed page show it), which also gets
+    its phase strip (``strip``: the handouts' print; a page's other figures print their poster).
+    Returns ``{"view", "avatar", "title", "default_avatar", "equipment", "equipment_from",
+    "strip"}`` for :func:`figures.compile_figure`."""
     default = None if config.default_view == "auto" else config.default_view
     source = None
     if "equipment" in info.attrs:
@@ -43,7 +45,7 @@ def figure_options(info: FenceInfo, config: SiteConfig, meta: dict | None = None
         source = "page" if equipment else None
     return {"view": info.attrs.get("view", default), "avatar": info.attrs.get("avatar"),
             "title": info.attrs.get("title"), "default_avatar": config.default_avatar,
-            "equipment": tuple(equipment) or None, "equipment_from": source}
+            "equipment": tuple(equipment) or None, "equipment_from": source, "strip": True if first else None}
 
 
 class Compilation:
@@ -132,8 +134,8 @@ class Compiling:
         ``{key: (source, options)}`` in document order, one entry per distinct figure."""
         jobs: dict[str, tuple[str, dict]] = {}
         for page in pages:
-            for token in posecode_env(page.env).figures if page.env else []:
-                options = figure_options(token.meta["info"], self.config, page.meta)
+            for k, token in enumerate(posecode_env(page.env).figures if page.env else []):
+                options = figure_options(token.meta["info"], self.config, page.meta, first=k == 0)
                 key = figure_key(token.content, options)
                 token.meta["key"] = key
                 jobs.setdefault(key, (token.content, options))

@@ -39,6 +39,7 @@ from posecode_ssg.site.frontkeys import FRONT_MATTER_KEYS
 from posecode_ssg.site.markdown import posecode_plugin
 from posecode_ssg.site.prescription import PRESCRIPTION_KEYS, check_field
 from posecode_ssg.site.problems import Problem
+from posecode_ssg.site.programs import read_program
 from posecode_ssg.site.vocabularies import Taxonomy, Vocabulary, vocabulary as builtin_vocabulary
 
 PAGE_SUFFIXES = (".md", ".posecode")
@@ -68,10 +69,19 @@ class Page:
     meta: dict = field(default_factory=dict)
     title: str = ""
     is_index: bool = False
+    #: front matter ``program:`` (site/programs.py), seen in the source before it is parsed
+    is_program: bool = False
     problems: list[Problem] = field(default_factory=list)
     tokens: list[Token] = field(default_factory=list)
     env: dict = field(default_factory=dict)
     links: list[Link] = field(default_factory=list)
+
+    @property
+    def lists_pages(self) -> bool:
+        """Whether the page shows other pages' data (a section index lists their cards, a
+        program their figures and prescriptions): parsed and rendered in the process that has
+        every page's record, and re-rendered when another page's record changes."""
+        return self.is_index or self.is_program
 
     @property
     def folder(self) -> str:
@@ -349,6 +359,17 @@ def validate_front_matter(text: str, first_line: int,
                 problem("error", "front-matter-type", key, "'draft' must be true or false")
             else:
                 meta[key] = value
+        elif key == "program":   # issue 22: a program page (site/programs.py)
+            items = read_program(value, value_positions.get(key), offset, positions.get(key, (offset, 1)),
+                                 lambda *a: problems.append(Problem(*a[:6], span=a[6])))
+            if items is not None:
+                meta[key] = items
+        elif key == "rest_between":
+            checked, bad = check_field("rest", value)
+            if bad is not None:
+                problem("error", "front-matter-value", key, *bad)
+            else:
+                meta[key] = checked
         elif key in PRESCRIPTION_KEYS:   # issue 21: sets, reps, hold ... (site/prescription.py)
             checked, bad = check_field(key, value)
             if bad is not None:

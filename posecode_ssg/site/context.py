@@ -9,6 +9,7 @@ from pathlib import Path
 from posecode_ssg.site import taxonomy
 from posecode_ssg.site.content import Page, url_quote
 from posecode_ssg.site.digest import json_bytes
+from posecode_ssg.site.programpages import PROGRAMS_URL
 from posecode_ssg.site.records import humanize
 from posecode_ssg.site.render import hashed_name
 from posecode_ssg.site.strings import TEMPLATE_UI, UI
@@ -73,6 +74,8 @@ class SiteContext:
         top.sort(key=lambda f: (self.index_records.get(f, {}).get("meta", {}).get("weight", 0),
                                 self.section_titles[f].lower(), f))
         self.nav = [{"title": self.section_titles[f], "url": self.url(f + "/"), "path": f + "/"} for f in top]
+        if PROGRAMS_URL.rstrip("/") not in top and any(p.is_program for p in self.pages):   # the listing the build makes
+            self.nav.append({"title": UI["program.nav"], "url": self.url(PROGRAMS_URL), "path": PROGRAMS_URL})
 
     def url(self, path: str) -> str:
         """Site URL of a site-relative path (``base_path`` prefixed, percent-encoded)."""
@@ -86,9 +89,16 @@ class SiteContext:
         return self.url(self.assets[name])
 
     def _page_context(self, page: Page | None, **extra) -> dict:
+        """The template context of a page (``page_ctx``: its ``page`` variable). ``runtime_url``
+        and ``rig_url`` are given only to a page that shows a figure (its ``content`` holds a
+        ``<posecode-figure>``, or a program's exercises do): a page without one loads no
+        player (the home, sections, term pages, a handout)."""
+        page_ctx = extra.pop("page_ctx", None)
+        shows = page_ctx is not None and ("<posecode-figure" in (page_ctx.get("content") or "")
+                                          or any(e.get("figure") for e in page_ctx.get("exercises") or ()))
         return {"site": self.site_ctx, "nav": self.nav, "asset": self.asset_url, "url": self.url, "ui": TEMPLATE_UI,
-                "runtime_url": self.runtime_url, "rig_url": self.rig_url, "page": extra.pop("page_ctx", None),
-                "current_url": extra.pop("current_url", page.url if page else ""), **extra}
+                "runtime_url": self.runtime_url if shows else None, "rig_url": self.rig_url if shows else None,
+                "page": page_ctx, "current_url": extra.pop("current_url", page.url if page else ""), **extra}
 
     def _term(self, tax: str, term: str) -> dict:
         """``{slug, label, url}`` of a taxonomy term (made once per build: pages share terms)."""

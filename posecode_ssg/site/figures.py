@@ -35,6 +35,10 @@ class CompiledFigure:
     line, column, message, hint}`` with 1-based lines *inside the block*.
     ``motion_missing``: true when the motion package could not be imported. ``view``:
     ``side|front``, the requested view or the one the poster module chose for the movement.
+    ``strip``: the phase strip, a standalone ``<svg>`` of the start pose and each phase's end
+    labelled with the step names (the handouts' print, :func:`posecode_ssg.motion.poster.render_phase_strip`;
+    made for a page's first figure, option ``strip``), or ``None``. ``loop``: seconds one repetition takes (motion JSON ``duration``: the phases and
+    the wrap back to the start), or ``None``.
     """
 
     key: str
@@ -48,6 +52,8 @@ class CompiledFigure:
     diagnostics: list[dict] = field(default_factory=list)
     motion_missing: bool = False
     view: str | None = None
+    strip: str | None = None
+    loop: float | None = None
 
     @property
     def motion(self) -> dict | None:
@@ -164,7 +170,8 @@ def compile_figure(source: str, options: dict | None = None) -> CompiledFigure:
         when the document names none), ``title`` (poster title),
         ``equipment`` (a tuple of equipment words drawn on the figure, or None:
         motion/equipment.py), ``equipment_from`` (``"page"`` when the words come from the page's
-        front matter: an item that cannot be held as written is then left out, with a hint).
+        front matter: an item that cannot be held as written is then left out, with a hint),
+        ``strip`` (true: render the phase strip too, :attr:`CompiledFigure.strip`).
     :returns: a :class:`CompiledFigure`; never raises for bad Posecode (the
         problems are in ``diagnostics``). An internal failure of the motion
         compiler becomes an ``internal-error`` diagnostic naming the exception.
@@ -221,6 +228,7 @@ def compile_figure(source: str, options: dict | None = None) -> CompiledFigure:
         if words:
             figure.diagnostics += _equipment(program, words)
         figure.motion = program.to_json()
+        figure.loop = float(program.duration)
         try:
             from posecode_ssg.language.parser import split_lines
             from posecode_ssg.motion.diagnostics import (
@@ -243,8 +251,12 @@ def compile_figure(source: str, options: dict | None = None) -> CompiledFigure:
         if render_poster is not None:
             from posecode_ssg.motion.poster import choose_view
 
+            from posecode_ssg.motion.poster import render_phase_strip
+
             figure.view = options.get("view") or choose_view(program)
             figure.poster = render_poster(program, view=figure.view, title=options.get("title") or ir.name)
+            if options.get("strip"):
+                figure.strip = render_phase_strip(program, view=figure.view)
     except Exception as exc:  # a compiler bug must not become a user traceback
         figure.motion = None
         figure.diagnostics.append({

@@ -20,5 +20,7 @@ FRONT_MATTER_KEYS: dict[str, str] = {
     "weight": "integer sort key inside a section (smaller first; default: by title)",
     "draft": "true leaves the page out of the build",
     **PRESCRIPTION_KEYS,
+    "program": "a program page's exercises: a list of {page, sets, reps, per_side, hold, rest, notes}",
+    "rest_between": "a program's seconds of rest between two exercises (default 60)",
 }
 """Front matter keys and what they hold; other keys are warned about (unless a taxonomy reads them)."""

@@ -9,6 +9,7 @@ from markupsafe import Markup
 from posecode_ssg.site import taxonomy
 from posecode_ssg.site.content import Page
 from posecode_ssg.site.links import rewrite_links
+from posecode_ssg.site.programpages import PROGRAMS_URL
 from posecode_ssg.site.records import humanize
 from posecode_ssg.site.strings import UI
 from posecode_ssg.site.write import IN_STAGING
@@ -27,8 +28,11 @@ class Listings:
         others = []
         for p in self.pages:
             rec = self.records[p.src_uri]
-            if p.src_uri.startswith(prefix) and not p.is_index and not rec["figures"]:
+            if p.src_uri.startswith(prefix) and not p.lists_pages and not rec["figures"]:
                 others.append({"title": rec["title"], "url": self.url(p.url)})
+        # the programs of the folder; /programs/ lists every program (site/programpages.py)
+        programs = [c for c in getattr(self, "program_cards", [])
+                    if url == PROGRAMS_URL or c["src_uri"].startswith(prefix)]
         subsections = [{"title": self.section_titles[f], "url": self.url(f + "/"),
                         "count": sum(1 for c in self.cards if c["src_uri"].startswith(f + "/"))}
                        for f in self.folders if f.startswith(prefix) and "/" not in f[len(prefix):]]
@@ -36,6 +40,7 @@ class Listings:
         meta = rec["meta"] if rec else {}
         ctx = {"title": self.section_titles.get(folder, humanize(folder)), "url": self.url(url),
                "content": body or Markup(""), "cards": cards, "pages": others, "subsections": subsections,
+               "programs": programs,
                "breadcrumbs": self._breadcrumbs(url), **self._meta_ctx(meta)}
         return self.theme.render("section.html", self._page_context(None, page_ctx=ctx, current_url=url))
 
@@ -65,7 +70,8 @@ class Listings:
                        if any(c["level"] == v for c in self.cards)],
         }
         ctx = {"title": home_title, "url": self.url(""), "content": home_body, "cards": self.cards,
-               "filters": filters, "search_index_url": self.search_url, "breadcrumbs": []}
+               "filters": filters, "search_index_url": self.search_url, "breadcrumbs": [],
+               "programs": self.program_cards, "programs_url": self.url(PROGRAMS_URL)}
         self.outputs["index.html"] = self.theme.render(
             "home.html", self._page_context(None, page_ctx=ctx, current_url="")).encode()
         # generated section pages (folders without an index page)
@@ -73,6 +79,9 @@ class Listings:
             if folder not in self.index_records:
                 dest = f"{folder}/index.html"
                 self.outputs[dest] = self._render_section(folder + "/").encode()
+        # the programs' listing, unless the content has a folder of that name (its section lists them)
+        if self.program_cards and PROGRAMS_URL.rstrip("/") not in self.folders:
+            self.outputs[f"{PROGRAMS_URL}index.html"] = self._render_section(PROGRAMS_URL).encode()
         # taxonomies: the built-in ones and those posecode.toml declares
         vocab = self.vocabulary
         terms: dict[str, dict[str, dict]] = {name: {} for name in vocab.taxonomies}
@@ -113,7 +122,8 @@ class Listings:
             "404.html", self._page_context(None, page_ctx=ctx, current_url="404.html")).encode()
         # sitemap
         if config.site_url:
-            urls = sorted({p.url for p in self.pages} | {f + "/" for f in self.folders} | set(self.taxonomy_urls))
+            urls = sorted({p.url for p in self.pages} | {f + "/" for f in self.folders} | set(self.taxonomy_urls)
+                          | ({PROGRAMS_URL} if self.program_cards else set()))
             from xml.sax.saxutils import escape
 
             lines = ['<?xml version="1.0" encoding="UTF-8"?>',

@@ -164,8 +164,8 @@ class Incremental:
                 self.records[page.src_uri] = rec
                 page.title, page.meta = rec["title"], rec["meta"]
                 page.links = [LinkRec(*l) for l in rec["links"]]
-                if page.is_index:
-                    # index pages list the cards of their section: parsed and re-rendered
+                if page.lists_pages:
+                    # index pages list the cards of their section (a program its exercises): parsed and re-rendered
                     # unless the site-wide data is unchanged too (decided in _run once all
                     # records are known)
                     self.index_unchanged.add(page.src_uri)

@@ -443,9 +443,11 @@ def figure_html(figure: Any, info: FenceInfo, figure_id: str, *, default_view: s
 
     Structure: ``<posecode-figure id data-title [autoplay] [data-view] [data-reps]>`` holding
     the inline motion JSON (:func:`script_json`), the SVG poster in
-    ``<figure class="posecode-poster">`` with a ``<figcaption>``, and an
+    ``<figure class="posecode-poster">`` with a ``<figcaption>``, an
     ``<ol class="posecode-phases">`` listing phase name, duration, timing
-    mode and cue (works without JavaScript). A block with errors renders an
+    mode and cue (works without JavaScript), and the phase strip in
+    ``<div class="posecode-strip" hidden>`` (hidden on screen whatever the stylesheet; the
+    theme's print stylesheet shows it). A block with errors renders an
     error box with the escaped source instead. All author text is escaped. ``reps``: the
     repetitions the page prescribes (front matter ``reps``), written as ``data-reps``: the
     player's rep counter and the caption count to it instead of the document's ``repeat``.
@@ -490,5 +492,8 @@ def figure_html(figure: Any, info: FenceInfo, figure_id: str, *, default_view: s
             f"{cue}</li>")
     steps = UI["figure.steps_label"].format(title=_esc(title))
     parts.append(f'<ol class="posecode-phases" aria-label="{steps}">{"".join(items)}</ol>')
+    strip = getattr(figure, "strip", None)
+    if strip:   # the key frames side by side: what a printed page shows instead of the player
+        parts.append(f'<div class="posecode-strip" hidden>{namespace_ids(strip, figure_id + "-strip")}</div>')
     parts.append("</posecode-figure>\n")
     return "".join(parts)

@@ -15,6 +15,7 @@ from posecode_ssg.site.content import (
 )
 from posecode_ssg.site.digest import sha
 from posecode_ssg.site.links import link_diagnostics
+from posecode_ssg.site.programs import declares_program
 from posecode_ssg.site.progress import PROGRESS_THRESHOLD, progress
 from posecode_ssg.site.result import PageSummary, as_diagnostic, bucket_of
 from posecode_ssg.site.vocabularies import vocabulary
@@ -58,6 +59,8 @@ class PageSet:
                             f"writes itself ({', '.join(sorted(reserved))} are reserved)", "move or rename it")
                 continue
             by_url[url] = page
+            page.is_program = (page.source_kind == "markdown" and not page.is_index
+                               and declares_program(self.sources[uri]))
             self.pages.append(page)
         self.link_index = LinkIndex({p.src_uri: p for p in self.pages}, by_url, set(self.static))
 
@@ -70,6 +73,7 @@ class PageSet:
         if drafts:
             to_parse = [p for p in to_parse if p.src_uri not in drafts]
             self._drop_drafts(drafts)
+        self._resolve_programs()   # every record known: the programs' exercises (site/programpages.py)
         # diagnostics of every page + link check
         for page in self.pages:
             rec = self.records.get(page.src_uri)
@@ -101,7 +105,7 @@ class PageSet:
         """Parse ``pages``, compile their figures and store their records (in forked page
         workers when there are many, see :class:`PageWorkers`; section index pages, which
         list the cards of every page, always here)."""
-        shared = [page for page in pages if not page.is_index]
+        shared = [page for page in pages if not page.lists_pages]
         count = self._page_worker_count(len(shared))
         if count:
             self._process_parallel(pages, shared, count, show)

@@ -102,9 +102,11 @@ class PageRecords:
             for token in pc.figures:
                 figure = self.figures[token.meta["key"]]
                 attach_figure(token, figure, page.env)
-                drawn = (figure.motion or {}).get("equipment", {}).get("items", [])
+                # (the motion JSON decoded only when it has equipment)
+                drawn = ((figure.motion or {}).get("equipment", {}).get("items", [])
+                         if figure.motion_json and '"equipment":' in figure.motion_json else [])
                 figures_meta.append({"key": figure.key, "name": figure.name, "props": figure.props,
-                                     "equipment": held_items(drawn),
+                                     "equipment": held_items(drawn), "loop": figure.loop, "repeat": figure.repeat,
                                      "poster": bool(figure.poster), "line": (token.map[0] + 1) if token.map else 1,
                                      "steps": [[p["name"], p.get("cue") or ""] for p in figure.phases],
                                      "title": token.meta["info"].attrs.get("title")})

@@ -217,7 +217,7 @@ class ParallelPages:
         (which keep their token streams for rendering) and the rest here meanwhile."""
         mine, shares = split_pages(shared, [MAIN_SHARE] + [1.0] * count, [len(self.sources[p.src_uri]) for p in shared])
         mine_uris = {page.src_uri for page in mine}
-        local = [page for page in pages if page.is_index or page.src_uri in mine_uris]
+        local = [page for page in pages if page.lists_pages or page.src_uri in mine_uris]
         self.theme.compile_all()  # compiled once, before the fork, for every worker
         self._freeze()
         pool = self.page_workers = PageWorkers(self, shares)

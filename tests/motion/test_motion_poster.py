@@ -53,7 +53,7 @@ def test_every_example_gets_a_well_formed_poster_and_strip():
             assert root.get("aria-label") == title.text
         strip = ET.fromstring(render_phase_strip(program))
         labels = [t.text for t in strip.iter("{http://www.w3.org/2000/svg}text")]
-        assert labels == ["start"] + [p.name for p in program.ir.phases]
+        assert labels == ["Start"] + [p.name for p in program.ir.phases]
 
 
 def test_poster_places_joints_where_fk_says():
@@ -194,3 +194,14 @@ def test_mirror_image_phases_tie_and_the_first_is_the_poster_pose():
     """)
     assert primary_index(program) == 1
     assert re.search(r'<svg[^>]* data-frame="1"', render_poster(program))
+
+
+def test_strip_labels_fit_their_cells():
+    """A long step name is set smaller, so that at the strip's mean character advance it spans at
+    most 92 % of its cell; a short one keeps the largest size."""
+    from posecode_ssg.motion.poster import SCALE, STRIP_LABEL_EM, STRIP_LABEL_MAX, strip_label_size
+
+    assert strip_label_size("Hold", 1.2) == STRIP_LABEL_MAX
+    size = strip_label_size("Straighten the right knee and hold it", 1.2)
+    assert size < STRIP_LABEL_MAX
+    assert size * STRIP_LABEL_EM * len("Straighten the right knee and hold it") == pytest.approx(0.92 * 1.2 * SCALE)

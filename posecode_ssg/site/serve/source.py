@@ -184,7 +184,7 @@ class ProjectSource:
         for k in edited:
             block = new_blocks[k]
             info = parse_info(block.info)
-            figure = compile_figure(block.source, figure_options(info, self.config, meta))
+            figure = compile_figure(block.source, figure_options(info, self.config, meta, first=k == 0))
             if figure.errors or figure.motion_json is None:
                 return None
             swaps.append({"id": figures[k][0],

@@ -3,6 +3,10 @@
 (function () {
   "use strict";
   document.documentElement.classList.add("js");
+  // a handout's Print button
+  document.addEventListener("click", function (event) {
+    if (event.target.closest && event.target.closest("[data-print]")) window.print();
+  });
 
   function words(text) {
     return (text || "").toLowerCase().normalize("NFKD").replace(/[\u0300-\u036f]/g, "").split(/[^a-z0-9]+/).filter(Boolean);
