@@ -36,8 +36,9 @@ def test_five_exercises_print_on_three_sheets(built_site, page, paper, path):
     texts = sheets(page, built_site.url(path), paper)
     assert len(texts) == 3, [t[:80] for t in texts]
     expected = [KNEE[0:2], KNEE[2:4], KNEE[4:5]]
-    for text, pair in zip(texts, expected):
+    for k, (text, pair) in enumerate(zip(texts, expected)):
         flat = " ".join(text.split())
+        assert f"{k + 1} / 3" in flat   # the sheet's number, in its margin
         # each sheet: its exercises' titles, each strip's first frame, each one's dose and time
         for title, step in pair:
             assert title in flat and step in flat, (title, flat[:300])
@@ -45,6 +46,7 @@ def test_five_exercises_print_on_three_sheets(built_site, page, paper, path):
         assert len(re.findall(r"\bDose\b", flat)) == len(pair)
         assert len(re.findall(r"\bTime\b", flat)) == len(pair)
     assert "about 26 min" in " ".join(texts[0].split())
+    assert "Ask your physiotherapist" in " ".join(texts[2].split())   # the program's own text, last
 
 
 def test_an_exercise_page_prints_its_strip_and_cues(built_site, page):

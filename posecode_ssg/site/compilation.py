@@ -20,9 +20,9 @@ from posecode_ssg.site.progress import progress
 POOL_THRESHOLD = 24  # uncached figures before worker processes pay off
 
 
-def compile_job(job: tuple[str, dict]) -> dict:
-    source, options = job
-    return compile_figure(source, options).to_dict()
+def compile_job(job: tuple[str, dict, str]) -> dict:
+    """A compile worker's job: ``(source, options, key)`` -> the figure as a dict."""
+    return compile_figure(*job).to_dict()
 
 
 def figure_options(info: FenceInfo, config: SiteConfig, meta: dict | None = None, first: bool = False) -> dict:
@@ -63,13 +63,13 @@ class Compilation:
 
     def __init__(self, cache: FigureCache, show: bool, freeze):
         self.cache, self.show, self.freeze = cache, show, freeze
-        self.jobs: dict[str, tuple[str, dict]] = {}  # key -> (source, options), in the order added
+        self.jobs: dict[str, tuple[str, dict, str]] = {}  # key -> (source, options, key), in the order added
         self.done: dict[str, CompiledFigure] = {}
         self.workers = min(os.cpu_count() or 1, 8)
         self.pool: concurrent.futures.ProcessPoolExecutor | None = None
         self.submitted: list[tuple[list[str], Any]] = []  # (keys, their results' iterator) per batch
 
-    def add(self, jobs: dict[str, tuple[str, dict]]) -> None:
+    def add(self, jobs: dict[str, tuple[str, dict, str]]) -> None:
         """Take ``jobs`` (``{key: (source, options)}``; a key already taken is skipped). The
         compile workers start as soon as :data:`POOL_THRESHOLD` jobs are known (fewer are
         compiled here, in :meth:`finish`); from then on every batch goes to them at once."""
@@ -93,7 +93,7 @@ class Compilation:
                                                            mp_context=multiprocessing.get_context("fork"))
         self._submit(rest)
 
-    def _submit(self, items: list[tuple[str, tuple[str, dict]]]) -> None:
+    def _submit(self, items: list[tuple[str, tuple[str, dict, str]]]) -> None:
         chunk = max(1, min(8, len(items) // (self.workers * 32)))
         outputs = self.pool.map(compile_job, [job for _key, job in items], chunksize=chunk)
         self.submitted.append(([key for key, _job in items], outputs))
@@ -129,16 +129,16 @@ class Compiling:
     """The compile steps of :class:`posecode_ssg.site.build._Build` (figures land in
     ``self.figures``)."""
 
-    def _figure_jobs(self, pages: list[Page]) -> dict[str, tuple[str, dict]]:
+    def _figure_jobs(self, pages: list[Page]) -> dict[str, tuple[str, dict, str]]:
         """Key every figure token of ``pages`` (``token.meta["key"]``); returns
-        ``{key: (source, options)}`` in document order, one entry per distinct figure."""
-        jobs: dict[str, tuple[str, dict]] = {}
+        ``{key: (source, options, key)}`` in document order, one entry per distinct figure."""
+        jobs: dict[str, tuple[str, dict, str]] = {}
         for page in pages:
             for k, token in enumerate(posecode_env(page.env).figures if page.env else []):
                 options = figure_options(token.meta["info"], self.config, page.meta, first=k == 0)
                 key = figure_key(token.content, options)
                 token.meta["key"] = key
-                jobs.setdefault(key, (token.content, options))
+                jobs.setdefault(key, (token.content, options, key))
         return jobs
 
     def _note_motion_missing(self) -> None:
@@ -146,10 +146,10 @@ class Compiling:
         if note not in self.result.notes:
             self.result.notes.append(note)
 
-    def _compile(self, jobs: dict[str, tuple[str, dict]], show: bool) -> None:
+    def _compile(self, jobs: dict[str, tuple[str, dict, str]], show: bool) -> None:
         """Load the figures ``jobs`` names from the cache, compile the rest (:class:`Compilation`)
         and cache them; all land in ``self.figures``."""
-        missing: dict[str, tuple[str, dict]] = {}
+        missing: dict[str, tuple[str, dict, str]] = {}
         for key, job in jobs.items():
             cached = self.cache.get(key)
             if cached is not None:

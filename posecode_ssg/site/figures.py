@@ -160,7 +160,7 @@ def _equipment(program, words) -> list[dict]:
     return [_diag_dict(d) for d in place_equipment(program, words)]
 
 
-def compile_figure(source: str, options: dict | None = None) -> CompiledFigure:
+def compile_figure(source: str, options: dict | None = None, key: str | None = None) -> CompiledFigure:
     """Compile one Posecode block.
 
     :param source: the block text (fence body or ``.posecode`` file), LF or
@@ -172,12 +172,14 @@ def compile_figure(source: str, options: dict | None = None) -> CompiledFigure:
         motion/equipment.py), ``equipment_from`` (``"page"`` when the words come from the page's
         front matter: an item that cannot be held as written is then left out, with a hint),
         ``strip`` (true: render the phase strip too, :attr:`CompiledFigure.strip`).
+    :param key: the block's :func:`figure_key` when the caller has it (the build: computed
+        once, where its jobs are made).
     :returns: a :class:`CompiledFigure`; never raises for bad Posecode (the
         problems are in ``diagnostics``). An internal failure of the motion
         compiler becomes an ``internal-error`` diagnostic naming the exception.
     """
     options = dict(options or {})
-    key = figure_key(source, options)
+    key = key or figure_key(source, options)
     if source.startswith("\ufeff"):
         source = source[1:]
     try:

@@ -9,7 +9,6 @@ from posecode_ssg.site.content import Page
 from posecode_ssg.site.links import rewrite_links
 from posecode_ssg.site.markdown import posecode_env
 from posecode_ssg.site.prescription import prescription_lines, rep_target
-from posecode_ssg.site.programpages import handout_dest
 from posecode_ssg.site.progress import progress
 from posecode_ssg.site.write import IN_STAGING
 
@@ -54,5 +53,3 @@ class PageHTML:
             if page.is_index and page.url == "":
                 continue  # the home page is rendered by _render_site
             self.page_html[page.dest_uri] = self._render_page(page).encode("utf-8")
-            if page.is_program and "program" in self.records[page.src_uri]:
-                self.page_html[handout_dest(page)] = self._render_handout(page).encode("utf-8")

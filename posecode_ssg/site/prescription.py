@@ -136,7 +136,7 @@ def prescription_lines(meta: dict) -> list[tuple[str, str, str]]:
     """The page's prescription (its normalised front matter ``meta``) as ``(key, label, text)``
     triples in reading order, labels and words from the site's interface strings
     (:data:`posecode_ssg.site.strings.UI`): ``("dose", "Dose", "3 × 10 each side")``,
-    ``("hold", "Hold", "30 s")``, ``("rest", "Rest", "60 s between sets")``, then ``tempo``,
+    ``("hold", "Hold", "30 s")``, ``("rest", "Rest", "60 s between sets")`` (not for one set), then ``tempo``,
     ``frequency``, ``side``, ``load``. ``per_side`` reads "each side" after the dose, or after
     the hold when the page gives neither sets nor reps. Empty without any prescription key."""
     out: list[tuple[str, str, str]] = []
@@ -150,7 +150,7 @@ def prescription_lines(meta: dict) -> list[tuple[str, str, str]]:
         out.append(("dose", UI["prescription.dose"], dose))
     if hold:
         out.append(("hold", UI["prescription.hold"], hold))
-    if "rest" in meta:
+    if "rest" in meta and meta.get("sets") != 1:   # (no rest between sets of one set)
         out.append(("rest", UI["prescription.rest"], UI["prescription.rest_seconds"].format(seconds=meta["rest"])))
     if "tempo" in meta:
         out.append(("tempo", UI["prescription.tempo"], meta["tempo"]))

@@ -121,17 +121,21 @@ class Programs:
 
     def _render_program(self, page, body: Markup, ctx: dict) -> str:
         """Program ``page``'s HTML (theme ``program.html``): ``ctx`` is the page context of an
-        ordinary page (its prose in ``content``)."""
+        ordinary page (its prose, ``body``, in ``content``). Its handout goes into
+        ``page_html`` beside it (:meth:`_render_handout`)."""
         rec = self.records[page.src_uri]
         ctx = {**ctx, "exercises": self._program_exercises(page, player=True), "facts": self._program_facts(rec),
                "handout_url": self.url(page.url + HANDOUT), "prescription": []}
+        # its handout, with the same text (the program's advice to the patient)
+        self.page_html[handout_dest(page)] = self._render_handout(page, body).encode("utf-8")
         return self.theme.render("program.html", self._page_context(page, page_ctx=ctx))
 
-    def _render_handout(self, page) -> str:
-        """Program ``page``'s printable handout (theme ``handout.html``): no player script."""
+    def _render_handout(self, page, body: Markup) -> str:
+        """Program ``page``'s printable handout (theme ``handout.html``; ``body``: the program
+        page's own text, after the exercises): no player script."""
         rec = self.records[page.src_uri]
         ctx = {"title": UI["program.handout_title"].format(title=page.title), "heading": page.title,
-               "url": self.url(page.url + HANDOUT), "summary": rec["meta"].get("summary", ""),
+               "content": body, "url": self.url(page.url + HANDOUT), "summary": rec["meta"].get("summary", ""),
                "program_url": self.url(page.url), "exercises": self._program_exercises(page, player=False),
                "facts": self._program_facts(rec),
                "breadcrumbs": self._breadcrumbs(page.url) + [{"title": page.title, "url": self.url(page.url)}]}

@@ -45,7 +45,7 @@ ITEM_KEYS: dict[str, str] = {
 REST_BETWEEN_DEFAULT = 60
 
 #: the longest ``notes`` text (characters)
-NOTES_MAX = 300
+NOTES_MAX = 500
 
 #: a program page's front matter starts with ``---`` and has a top-level ``program:`` key
 _FRONT = re.compile(rb"\A(?:\xef\xbb\xbf)?---[ \t]*\r?\n(.*?)^(?:---|\.\.\.)[ \t]*\r?$", re.S | re.M)
@@ -83,8 +83,9 @@ def read_program(value: Any, node: yaml.Node | None, offset: int, at: tuple[int,
     if not isinstance(value, list) or not value:
         line, column, span = _position(node, offset, at)
         problem("error", "program-type", line, column,
+                "'program' lists no exercise" if isinstance(value, list) else
                 "'program' must be a list of exercises, one '- page: path/to/exercise.md' per line",
-                "program:\n  - page: rehab/heel-slides.md\n    sets: 2", span)
+                "under 'program:', one line '- page: <the exercise page's file>' for each exercise", span)
         return None
     items: list[dict] = []
     for i, raw in enumerate(value):
@@ -187,6 +188,11 @@ def resolve_program(page, items: list[dict], link_index,
         own = {k: v for k, v in record["meta"].items()
                if k in PRESCRIPTION_KEYS and not (k == "frequency" and "frequency" in page.meta)}
         rx = {**own, **{k: v for k, v in item.items() if k in PRESCRIPTION_KEYS}}
+        if rx.get("per_side") and rx.get("side") in ("left", "right"):   # (as on an exercise page)
+            problems.append({"code": "front-matter-value", "severity": "warning", "line": line, "column": column,
+                             "message": f"program exercise '{target}' is dosed 'side: {rx['side']}' with 'per_side: "
+                                        "true' (the item's or its page's): the reps are done on one side, not each side",
+                             "hint": "give the item per_side: false, or side: both", "width": span})
         exercises.append({"src_uri": hit.src_uri, "at": item["at"], "rx": rx, "notes": item.get("notes")})
     return exercises, problems
 

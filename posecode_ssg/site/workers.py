@@ -235,7 +235,7 @@ class ParallelPages:
             state["parsed"] = pool.gather()
 
         def compile_() -> None:  # what no cache held, for every process
-            jobs: dict[str, tuple[str, dict]] = {}
+            jobs: dict[str, tuple[str, dict, str]] = {}
             for reply in state["parsed"]:
                 jobs.update(reply["missing"])
             self.compilation.add(jobs)
@@ -272,7 +272,7 @@ class ParallelPages:
         for page in share:
             self._parse_page(page)
             tick()
-        missing: dict[str, tuple[str, dict]] = {}
+        missing: dict[str, tuple[str, dict, str]] = {}
         motion_missing = False
         for key, job in self._figure_jobs(share).items():
             cached = self.cache.get(key)

@@ -256,3 +256,10 @@ def test_built_pages_show_box_card_search_and_count(make_site):
     assert "Dose 3 × 10 each side Hold 30 s Rest 60 s between sets Tempo 3-1-1 How often 2× daily " \
            "Side alternating Load light band" in pages["Split squat"]["x"]
     assert "Dose 2 × 8-12" in pages["Ranged bend"]["x"] and "Dose" not in pages["Plain bend"]["x"]
+
+
+def test_one_set_has_no_rest_between_sets():
+    """Rest is "between sets": a one-set dose shows none (and a program times none)."""
+    assert [key for key, _label, _text in prescription_lines({"sets": 1, "reps": 15, "rest": 30})] == ["dose"]
+    assert [key for key, _label, _text in prescription_lines({"sets": 2, "reps": 15, "rest": 30})] == ["dose", "rest"]
+    assert [key for key, _label, _text in prescription_lines({"reps": 15, "rest": 30})] == ["dose", "rest"]

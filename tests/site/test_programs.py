@@ -86,7 +86,7 @@ def test_program_problems_name_their_line_and_column():
     assert meta["program"] == [{"page": "a.md", "at": [4, 11, 4]}]
 
 
-@pytest.mark.parametrize("text", ["program: a.md", "program: []", "program: {page: a.md}"])
+@pytest.mark.parametrize("text", ["program: a.md", "program: []", "program: {page: a.md}", "program:"])
 def test_a_program_that_is_not_a_list_is_an_error(text):
     _meta, problems = validate_front_matter(f"title: P\n{text}\n", 2)
     assert [(p.severity, p.code, p.line) for p in problems] == [("error", "program-type", 3)]
@@ -181,6 +181,8 @@ def test_handout_has_strips_doses_and_no_player(program_site):
     assert ">Start<" in sections[0]
     assert "2 × 10" in sections[0] and "Gently." in sections[0]
     assert "data-print" in html
+    # the program's own text (its advice to the patient) after the exercises
+    assert sections[-1].index("Text for the patient.") > sections[-1].index("Cue 2")
 
 
 def test_exercise_pages_carry_their_strip_for_print(make_site):
@@ -238,6 +240,16 @@ def test_a_broken_reference_is_an_error_at_its_line(make_site, target, message, 
     assert path.endswith("neck.md") and d.code == "program-page" and message in d.message
     assert (d.line, d.column) == (line, column)
     assert not result.written
+
+
+def test_an_item_dosed_on_one_side_each_side_is_warned_about(make_site):
+    # the item's side: left with the page's per_side: true (HOLD's), as an exercise page warns
+    bad = PROGRAM.replace("  - ../ex/hold.md\n", "  - page: ../ex/hold.md\n    side: left\n")
+    result, _config = make_site({**FILES, "plans/neck.md": bad})
+    assert not result.errors
+    found = [(d.code, d.line, d.column) for _p, d in result.warnings]
+    assert found == [("front-matter-value", 10, 11)]
+    assert "side: left" in result.warnings[0][1].message
 
 
 def test_a_draft_exercise_is_not_found(make_site):
