@@ -224,7 +224,7 @@ def test_damaged_motion_json_shows_the_runtime_error_box(browser, built_site):
 
 def test_broken_posecode_shows_the_build_error_box(browser, tmp_path):
     """With keep_going (the dev server's build) a block with a Posecode error is written as an
-    alert naming the line, in the theme's error style, beside a working figure."""
+    alert naming the file's line, in the theme's error style, beside a working figure."""
     from posecode_ssg.config import load_config
     from posecode_ssg.site.build import build_site
 
@@ -239,7 +239,10 @@ def test_broken_posecode_shows_the_build_error_box(browser, tmp_path):
         page.goto(base_url + "/")
         box = page.locator(".posecode-error")
         assert box.get_attribute("role") == "alert" and box.is_visible()
-        assert "line 6" in box.text_content() and "wobble" in box.text_content()
+        # numbered by the Markdown file's lines, as the terminal says it (issue 24)
+        line = (good + "\n" + bad).split("\n").index("    knees: wobble 10") + 1
+        assert [d.line for _p, d in result.errors if "wobble" in d.message] == [line]
+        assert f"line {line}:" in box.text_content() and "wobble" in box.text_content()
         assert box.evaluate("e => getComputedStyle(e).borderTopStyle") == "solid"
         page.evaluate("Promise.all(posecode.figures.map(f => f.ready))")
         assert page.evaluate("posecode.figures.length") == 1

@@ -157,6 +157,10 @@ def open_figure(context, url: str, fig_id: str, keys=(), view_px: int = VIEW_PX)
         page.evaluate("posecode.frame()")
         if page.evaluate(f"[{el}.canvas.width, {el}.canvas.height]") == [view_px, view_px]:
             break
+    # the canvas on whole pixels, whatever the text above it: at a fractional place its pixels
+    # are resampled into the screenshot's, a change of the page above would change every edge
+    page.evaluate(f"""(() => {{ const r = {el}.canvas.getBoundingClientRect();
+        {el}.style.transform = `translate(${{-(r.left + scrollX) % 1}}px, ${{-(r.top + scrollY) % 1}}px)`; }})()""")
     for key in keys:
         page.evaluate(f"{el}.view.dispatchEvent(new KeyboardEvent('keydown', {{key: {json.dumps(key)}, bubbles: true}}))")
     return page, el

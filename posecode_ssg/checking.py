@@ -175,12 +175,12 @@ class PageChecker:
     of the root count as link targets here (``build`` drops them), and ``#fragment``s are not
     checked (that needs every target page parsed)."""
 
-    def __init__(self, content_dir: Path | None, vocabulary=None):
+    def __init__(self, content_dir: Path | None, vocabulary=None, raw_html: bool = False):
         from posecode_ssg.site.content import create_markdown
 
         self.content_dir = content_dir.resolve() if content_dir is not None else None
         self.vocabulary = vocabulary  # the site's taxonomies (None: the built-in ones)
-        self.md = create_markdown()
+        self.md = create_markdown(raw_html=raw_html)   # the build's pipeline (site/content.py)
         self.indexes: dict[Path, Any] = {}
 
     def root_of(self, path: Path, folder_arg: Path | None) -> Path:
@@ -278,7 +278,8 @@ def check_documents(files: list[Path], roots: list[Path | None], config: str | N
         from posecode_ssg.site.vocabularies import vocabulary
 
         site = site_config(config)   # its content folder (links) and taxonomies (front matter)
-        pages = PageChecker(site.content_dir if site else None, vocabulary(site.taxonomies if site else None))
+        pages = PageChecker(site.content_dir if site else None, vocabulary(site.taxonomies if site else None),
+                            raw_html=bool(site and site.raw_html))
     docs: list[CheckedDocument] = []
     for f, folder in zip(files, roots):
         docs.extend(check_file(f, pages=pages, folder_arg=folder))

@@ -78,6 +78,9 @@ class SiteConfig:
     default_avatar: str | None = None
     default_view: str = "auto"
     autoplay: bool = True
+    #: raw HTML in Markdown passed through to the page (unsafe with untrusted authors); default
+    #: false: shown as text
+    raw_html: bool = False
     language: str = "en"
     description: str = ""
     extra: dict = field(default_factory=dict)
@@ -112,7 +115,7 @@ class SiteConfig:
 _KEYS = {
     "site_name": str, "base_url": str, "content_dir": str, "output_dir": str, "cache_dir": str,
     "theme": str, "theme_dir": str, "strict": bool, "default_avatar": str, "default_view": str,
-    "autoplay": bool, "language": str, "description": str, "extra": dict, "taxonomies": dict,
+    "autoplay": bool, "raw_html": bool, "language": str, "description": str, "extra": dict, "taxonomies": dict,
 }
 
 
@@ -294,6 +297,7 @@ def _validate(data: dict, text: str, root: Path, path: Path) -> SiteConfig:
         root=root, content_dir=content_dir, output_dir=output_dir, cache_dir=cache_dir, config_path=path,
         site_name=site_name, base_url=base_url, theme=theme, theme_dir=theme_dir,
         strict=values.get("strict", False), default_avatar=avatar, default_view=view,
-        autoplay=values.get("autoplay", True), language=values.get("language", "en"),
+        autoplay=values.get("autoplay", True), raw_html=values.get("raw_html", False),
+        language=values.get("language", "en"),
         description=values.get("description", ""), extra=values.get("extra", {}), taxonomies=taxonomies,
     )

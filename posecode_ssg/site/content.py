@@ -37,6 +37,7 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 from posecode_ssg.site import taxonomy
 from posecode_ssg.site.frontkeys import FRONT_MATTER_KEYS
 from posecode_ssg.site.markdown import posecode_plugin
+from posecode_ssg.site.markdownext import markdown_extensions
 from posecode_ssg.site.prescription import PRESCRIPTION_KEYS, check_field
 from posecode_ssg.site.problems import Problem
 from posecode_ssg.site.programs import read_program
@@ -161,14 +162,20 @@ def decode_source(data: bytes) -> tuple[str, str | None]:
     return text, None
 
 
-def create_markdown(*, compile_figure=None, default_view: str | None = None, autoplay: bool = True) -> MarkdownIt:
-    """Return the site's markdown-it-py pipeline: CommonMark + tables + strikethrough + front matter + posecode.
+def create_markdown(*, compile_figure=None, default_view: str | None = None, autoplay: bool = True,
+                    raw_html: bool = False) -> MarkdownIt:
+    """Return the site's markdown-it-py pipeline, the one that ``build``, ``check`` and ``serve``
+    use: CommonMark + tables + strikethrough + front matter + the extensions of
+    :mod:`posecode_ssg.site.markdownext` (admonitions, containers, content tabs, footnotes, task
+    lists, definition lists, attribute lists, heading anchors, Pygments highlighting) + posecode.
 
-    Raw HTML in Markdown is disabled (shown as text): every author string
-    reaches the page escaped.
+    Raw HTML in Markdown is shown as text (every author string reaches the page escaped) unless
+    ``raw_html`` (posecode.toml ``raw_html = true``: unsafe with untrusted authors); the figures'
+    data is escaped either way.
     """
-    md = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
+    md = MarkdownIt("commonmark", {"html": bool(raw_html)}).enable(["table", "strikethrough"])
     md.use(front_matter_plugin)
+    md.use(markdown_extensions)
     md.use(posecode_plugin, compile_figure=compile_figure, defer=True, default_view=default_view,
            autoplay=autoplay)
     return md

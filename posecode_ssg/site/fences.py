@@ -12,15 +12,18 @@ Posecode parser must see. The language of a fence is decided by
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
-from markdown_it import MarkdownIt
-from mdit_py_plugins.front_matter import front_matter_plugin
 
-# the same block rules as the site's pages (CommonMark + tables + YAML front matter), so a fence
-# is found here exactly when the page renders it as one
-_MD = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
-_MD.use(front_matter_plugin)
+@lru_cache(maxsize=1)
+def _pipeline():
+    """The site's one Markdown pipeline (:func:`posecode_ssg.site.content.create_markdown`), so a
+    fence is found here exactly when the page renders it as one: inside an admonition, a tab or a
+    container too; a fence never closed is no block (the page reports it, ``fence-unclosed``)."""
+    from posecode_ssg.site.content import create_markdown   # lazy: content.py imports markdown.py
+
+    return create_markdown()
 
 
 @dataclass(frozen=True)
@@ -51,8 +54,8 @@ def extract_posecode_blocks(markdown_text: str) -> list[Block]:
     """Return the Posecode fences of a Markdown text in document order.
 
     A leading U+FEFF is ignored (it does not shift line numbers). Only fences whose language is
-    ``posecode`` are returned; an unclosed fence runs to the end of its container, as CommonMark
-    says. Never raises for any ``str``.
+    ``posecode`` are returned, as the site's pipeline finds them (:func:`_pipeline`): an unclosed
+    fence is none. Never raises for any ``str``.
     """
     from posecode_ssg.site.markdown import (
         parse_info,  # lazy: markdown.py may import this module
@@ -61,12 +64,10 @@ def extract_posecode_blocks(markdown_text: str) -> list[Block]:
     text = markdown_text[1:] if markdown_text.startswith("\ufeff") else markdown_text
     file_lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     blocks: list[Block] = []
-    for tok in _MD.parse(text):
-        if tok.type != "fence" or not tok.map:
+    for tok in _pipeline().parse(text, {}):
+        if tok.type != "posecode" or not tok.map:
             continue
         info = parse_info(tok.info)
-        if info.language != "posecode":
-            continue
         first = tok.map[0] + 2
         body = tok.content
         body_lines = body.split("\n")

@@ -63,7 +63,7 @@ class Incremental:
         config = self.config
         return sha(json.dumps([
             MANIFEST_VERSION, config.site_name, config.base_url, config.default_avatar, config.default_view,
-            config.autoplay, config.language, config.description, config.theme, str(config.theme_dir),
+            config.autoplay, config.raw_html, config.language, config.description, config.theme, str(config.theme_dir),
             json.dumps(config.extra, sort_keys=True, default=str), json.dumps(config.taxonomies, sort_keys=True),
             self.theme.fingerprint(),
             compiler_fingerprint(), site_fingerprint(), sha(self.runtime) if self.runtime else None,

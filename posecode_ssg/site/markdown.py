@@ -279,6 +279,17 @@ def posecode_plugin(
             if token.type != "fence":
                 continue
             info = parse_info(token.info)
+            if token.map and not _closed(token, pc.src_lines):
+                # reported at its opening line; what it swallowed is not compiled (its errors
+                # would point into the prose the author meant to write after it)
+                line = token.map[0] + 1
+                opener = pc.src_lines[line - 1] if 0 < line <= len(pc.src_lines) else ""
+                pc.diagnostics.append(_diag(
+                    "fence-unclosed", "error", line, len(opener) - len(opener.lstrip(" \t>")) + 1,
+                    f"this {token.markup} fence is never closed: everything after it"
+                    f"{' in its container' if token.level else ''} is read as its content",
+                    f"end the block with a line {token.markup}"))
+                continue
             if info.language != LANGUAGE:
                 continue
             count += 1
@@ -299,6 +310,8 @@ def posecode_plugin(
         pc = posecode_env(state.env)
         tokens = state.tokens
         for i, token in enumerate(tokens):
+            if token.type == "heading_open" and i + 1 < len(tokens):
+                _heading_attributes(token, tokens[i + 1], pc.ids)
             if token.type == "heading_open" and not token.attrGet("id") and i + 1 < len(tokens):
                 text = "".join(child.content for child in (tokens[i + 1].children or [])
                                if child.type in ("text", "code_inline"))
@@ -315,13 +328,45 @@ def posecode_plugin(
             figure = compile_figure(token.content, _figure_options(token.meta["info"]))
             attach_figure(token, figure, env)
         return figure_html(figure, token.meta["info"], token.meta["id"], default_view=default_view,
-                           autoplay=autoplay, source=token.content, reps=posecode_env(env).reps)
+                           autoplay=autoplay, source=token.content, reps=posecode_env(env).reps,
+                           first_line=token.map[0] + 2 if token.map else 1)
 
     md.core.ruler.after("normalize", "posecode_bom", _strip_bom)
     md.core.ruler.after("block", "posecode_fences", fences_rule)
     md.core.ruler.after("inline", "posecode_heading_ids", heading_ids_rule)
     md.add_render_rule("posecode", render_posecode)
     md.add_render_rule("fence", render_code_fence)
+
+
+_HEADING_ATTRS = re.compile(r"[ \t]*\{:?[ \t]*((?:[#.][\w-]+[ \t]*)+)\}[ \t]*$")
+
+
+def _heading_attributes(token: Token, inline: Token, ids: set[str]) -> None:
+    """``## Title {#id .class}`` (Python-Markdown's attribute lists, as MkDocs users write them):
+    the id and classes go onto the heading and the braces leave its text."""
+    last = inline.children[-1] if inline.children else None
+    m = _HEADING_ATTRS.search(last.content) if last is not None and last.type == "text" else None
+    if m is None:
+        return
+    last.content = last.content[:m.start()]
+    inline.content = _HEADING_ATTRS.sub("", inline.content)
+    for word in m.group(1).split():
+        if word.startswith("#") and word[1:] not in ids:
+            token.attrSet("id", word[1:])
+            ids.add(word[1:])
+        elif word.startswith("."):
+            token.attrJoin("class", word[1:])
+
+
+def _closed(token: Token, src_lines: list[str]) -> bool:
+    """Whether fence ``token`` ends at a closing fence: its last line (markdown-it runs an unclosed
+    fence to the end of its container) is the opener's character, as many times or more, alone
+    on the line (after any container prefix: spaces, ``>``)."""
+    last = token.map[1] - 1
+    if last <= token.map[0] or last >= len(src_lines):
+        return False
+    text = src_lines[last].lstrip(" \t>").rstrip()
+    return len(text) >= len(token.markup) and set(text) == {token.markup[0]}
 
 
 def _walk(tokens: list[Token]):
@@ -372,6 +417,10 @@ def render_code_fence(renderer, tokens, idx, options, env) -> str:
         language = info.split(None, 1)[0] if info else ""
         language = re.sub(r"[^A-Za-z0-9_+\-.]", "", language)
     cls = f' class="language-{html.escape(language.lower())}"' if language else ""
+    highlight = options.get("highlight")   # Pygments' spans (site/markdownext.py), or ""
+    code = highlight(token.content, language.lower(), "") if highlight and language else ""
+    if code:
+        return f'<pre class="highlight"><code{cls}>{code}</code></pre>\n'
     return f"<pre><code{cls}>{html.escape(token.content, quote=False)}</code></pre>\n"
 
 
@@ -438,7 +487,7 @@ def _duration(seconds: float) -> str:
 
 
 def figure_html(figure: Any, info: FenceInfo, figure_id: str, *, default_view: str | None = None,
-                autoplay: bool = True, source: str = "", reps: int | None = None) -> str:
+                autoplay: bool = True, source: str = "", reps: int | None = None, first_line: int = 1) -> str:
     """Return the ``<posecode-figure>`` markup of one compiled block (runtime page contract).
 
     Structure: ``<posecode-figure id data-title [autoplay] [data-view] [data-reps]>`` holding
@@ -451,11 +500,13 @@ def figure_html(figure: Any, info: FenceInfo, figure_id: str, *, default_view: s
     error box with the escaped source instead. All author text is escaped. ``reps``: the
     repetitions the page prescribes (front matter ``reps``), written as ``data-reps``: the
     player's rep counter and the caption count to it instead of the document's ``repeat``.
+    ``first_line``: the Markdown file's line of the block's first line, so the error box numbers
+    lines as the terminal and the dev server's overlay do.
     """
     title = info.attrs.get("title") or figure.name or UI["figure.default_title"]
     if figure.errors:
         items = "".join(
-            f"<li>{UI['figure.error_line'].format(line=d['line'], message=_esc(d['message']))}</li>"
+            f"<li>{UI['figure.error_line'].format(line=d['line'] + first_line - 1, message=_esc(d['message']))}</li>"
             for d in figure.diagnostics
             if d["severity"] == "error")
         return (f'<div class="posecode-error" id="{_esc(figure_id)}" role="alert">'

@@ -8,6 +8,7 @@ from markupsafe import Markup
 from posecode_ssg.site.content import Page
 from posecode_ssg.site.links import rewrite_links
 from posecode_ssg.site.markdown import posecode_env
+from posecode_ssg.site.markdownext import table_of_contents
 from posecode_ssg.site.prescription import prescription_lines, rep_target
 from posecode_ssg.site.progress import progress
 from posecode_ssg.site.write import IN_STAGING
@@ -30,12 +31,15 @@ class PageHTML:
         rewrite_links(page, self.link_index, self.url)
         if page.env:   # the figures count to the page's front matter reps (data-reps)
             posecode_env(page.env).reps = rep_target(page.meta)
-        body = self.md.renderer.render(self._body_tokens(page), self.md.options, page.env)
+        tokens = self._body_tokens(page)
+        body = self.md.renderer.render(tokens, self.md.options, page.env)
         rec = self.records[page.src_uri]
+        toc = table_of_contents(tokens)
         ctx = {"title": page.title, "url": self.url(page.url), "content": Markup(body),
                "source": page.text if page.source_kind == "posecode" else None, "source_kind": page.source_kind,
                "figures": len(rec["figures"]), "breadcrumbs": self._breadcrumbs(page.url),
                "prescription": prescription_lines(page.meta),
+               "toc": toc if len(toc) >= 2 else [],   # "On this page" (site/markdownext.py)
                **self._meta_ctx(page.meta)}
         if page.is_index:
             return self._render_section(page.url, page=page, body=Markup(body))

@@ -37,7 +37,7 @@ class PageSet:
         config, result = self.config, self.result
         self.vocabulary = vocabulary(config.taxonomies)   # built-in + posecode.toml taxonomies
         self.md = create_markdown(default_view=None if config.default_view == "auto" else config.default_view,
-                                  autoplay=config.autoplay)
+                                  autoplay=config.autoplay, raw_html=config.raw_html)
         self.pages: list[Page] = []
         self.records: dict[str, dict] = {}
         self.page_keys: dict[str, str] = {}

@@ -110,6 +110,9 @@ UI: Mapping[str, str] = MappingProxyType({
     "prescription.side_alternating": "alternating",
     "prescription.load": "Load",
     "prescription.card_hold": "hold {hold}",
+    # headings (site/markdownext.py) and the page's table of contents (page.html)
+    "toc.anchor_label": "Link to this section",
+    "toc.heading": "On this page",
     # programs (site/programpages.py; program.html, handout.html, partials/program-card.html)
     "program.label": "Program",
     "program.nav": "Programs",

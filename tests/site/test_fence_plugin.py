@@ -41,7 +41,8 @@ def test_parse_info_problems():
 def test_plugin_in_plain_pipeline_compiles_and_reports_document_lines():
     md = MarkdownIt("commonmark").use(posecode_plugin)
     env: dict = {}
-    text = "# Page\n\n> ```posecode\n> " + BLOCK.replace("flex 15", "flx 15").replace("\n", "\n> ").rstrip("> ") + "```\n"
+    # (closed inside the quote: a closing fence outside it would leave this one unclosed)
+    text = "# Page\n\n> ```posecode\n> " + BLOCK.replace("flex 15", "flx 15").replace("\n", "\n> ").rstrip("> ") + "> ```\n"
     html = md.render(text, env)
     assert 'class="posecode-error"' in html and "flx" in html
     (diag,) = [d for d in posecode_env(env).diagnostics if d["severity"] == "error"]
