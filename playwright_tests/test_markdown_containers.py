@@ -68,3 +68,17 @@ def test_figures_in_every_container_come_up_posed(browser, containers_site, view
         assert state["live"] == "live" and state["head"], (title, state)
     assert errors == []
     context.close()
+
+
+def test_closed_blocks_print_open(browser, containers_site):
+    """Printed, a closed ``???`` block's text and figure are on the paper (Chromium's
+    ``::details-content``, theme print stylesheet): a handout keeps what the page tucked away."""
+    import io
+
+    pypdf = pytest.importorskip("pypdf")
+    page = browser.new_page()
+    page.goto(containers_site + "/page/")
+    page.wait_for_load_state("load")
+    text = " ".join(p.extract_text() for p in pypdf.PdfReader(io.BytesIO(page.pdf(format="A4"))).pages)
+    assert "Hidden." in text and "In details" in text
+    page.close()

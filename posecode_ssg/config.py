@@ -169,7 +169,7 @@ def _avatars() -> tuple[str, ...]:
     return tuple(AVATARS)
 
 
-def load_config(path: str | Path | None = None, *, cwd: Path | None = None) -> SiteConfig:
+def load_config(path: str | Path | None = None, *, cwd: str | Path | None = None) -> SiteConfig:
     """Read and validate a ``posecode.toml``.
 
     :param path: the file; ``None`` looks for ``posecode.toml`` in ``cwd`` and
@@ -180,7 +180,7 @@ def load_config(path: str | Path | None = None, *, cwd: Path | None = None) -> S
         unknown keys / wrong types / bad values; every problem is listed with
         its line.
     """
-    cwd = (cwd or Path.cwd()).resolve()
+    cwd = Path(cwd or Path.cwd()).resolve()
     if path is None:
         candidate = cwd / CONFIG_NAME
         if not candidate.is_file():

@@ -398,6 +398,20 @@ def validate_front_matter(text: str, first_line: int,
     return meta, problems
 
 
+_HTML_TAG = re.compile(r"<(/?[A-Za-z][A-Za-z0-9-]*)(?=[\s/>])")
+
+
+def _raw_html(tokens: list[Token]) -> tuple[int, int, str] | None:
+    """The first HTML tag a paragraph or heading starts with, as (line, column, ``<tag>``), in a
+    page whose raw HTML is shown as text (CommonMark would have passed it through); None."""
+    for token in tokens:
+        if token.type == "inline" and token.map:
+            m = _HTML_TAG.match(token.content)
+            if m:
+                return token.map[0] + 1, 1, f"<{m.group(1)}>"
+    return None
+
+
 def _inline_text(token: Token) -> str:
     return "".join(c.content for c in (token.children or []) if c.type in ("text", "code_inline", "softbreak"))
 
@@ -433,6 +447,13 @@ def parse_markdown_page(page: Page, md: MarkdownIt, vocabulary: Vocabulary | Non
             page.meta, page.problems = meta, page.problems + problems
         elif token.type == "heading_open" and token.tag == "h1" and first_h1 is None:
             first_h1 = token
+    if not md.options.get("html"):
+        raw = _raw_html(page.tokens)
+        if raw is not None:
+            page.problems.append(Problem("hint", "raw-html", raw[0], raw[1],
+                                         f"raw HTML ({raw[2]}) is shown as text on the page",
+                                         "set raw_html = true in posecode.toml to pass it through "
+                                         "(unsafe when authors are not trusted), or write it in Markdown"))
     if first_h1 is not None:
         idx = page.tokens.index(first_h1)
         h1_text = _inline_text(page.tokens[idx + 1]).strip()

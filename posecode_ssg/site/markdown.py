@@ -279,16 +279,16 @@ def posecode_plugin(
             if token.type != "fence":
                 continue
             info = parse_info(token.info)
-            if token.map and not _closed(token, pc.src_lines):
+            unclosed = _unclosed(token, pc.src_lines, info.language == LANGUAGE)
+            if unclosed is not None:
                 # reported at its opening line; what it swallowed is not compiled (its errors
                 # would point into the prose the author meant to write after it)
                 line = token.map[0] + 1
                 opener = pc.src_lines[line - 1] if 0 < line <= len(pc.src_lines) else ""
-                pc.diagnostics.append(_diag(
-                    "fence-unclosed", "error", line, len(opener) - len(opener.lstrip(" \t>")) + 1,
-                    f"this {token.markup} fence is never closed: everything after it"
-                    f"{' in its container' if token.level else ''} is read as its content",
-                    f"end the block with a line {token.markup}"))
+                pc.diagnostics.append(_diag("fence-unclosed", "error", line,
+                                            len(opener) - len(opener.lstrip(" \t>")) + 1, unclosed,
+                                            f"end the block with a line {token.markup}"))
+                token.meta = {**(token.meta or {}), "unclosed": unclosed}
                 continue
             if info.language != LANGUAGE:
                 continue
@@ -358,15 +358,36 @@ def _heading_attributes(token: Token, inline: Token, ids: set[str]) -> None:
             token.attrJoin("class", word[1:])
 
 
-def _closed(token: Token, src_lines: list[str]) -> bool:
-    """Whether fence ``token`` ends at a closing fence: its last line (markdown-it runs an unclosed
-    fence to the end of its container) is the opener's character, as many times or more, alone
-    on the line (after any container prefix: spaces, ``>``)."""
+def _unclosed(token: Token, src_lines: list[str], posecode: bool) -> str | None:
+    """Why fence ``token`` was never closed, or None when it was. Unclosed: its last line
+    (markdown-it runs an unclosed fence to the end of its container) is not the opener's
+    character, as many times or more, alone on the line (after any container prefix: spaces,
+    ``>``). A Posecode block is taken for unclosed too when a line of its body opens another
+    fence (the opener's character run followed by a language word: a closing fence has none;
+    Posecode has no such line), so that it was closed by the closing line of the next block."""
+    if not token.map:
+        return None
     last = token.map[1] - 1
-    if last <= token.map[0] or last >= len(src_lines):
+    where = " in its container" if token.level else ""
+    if last <= token.map[0] or last >= len(src_lines) or not _fence_line(src_lines[last], token.markup, closing=True):
+        return f"this {token.markup} fence is never closed: everything after it{where} is read as its content"
+    if posecode:
+        for n in range(token.map[0] + 1, last):
+            if _fence_line(src_lines[n], token.markup, closing=False):
+                return (f"this {token.markup} fence is not closed before line {n + 1}, where another fence "
+                        f"opens: the text between them was read as Posecode")
+    return None
+
+
+def _fence_line(line: str, markup: str, closing: bool) -> bool:
+    """Whether ``line`` is a closing fence of ``markup`` (``closing``: the character run alone) or
+    opens a fence of that character with a language word."""
+    text = line.lstrip(" \t>").rstrip()
+    run = len(text) - len(text.lstrip(markup[0]))
+    if run < len(markup):
         return False
-    text = src_lines[last].lstrip(" \t>").rstrip()
-    return len(text) >= len(token.markup) and set(text) == {token.markup[0]}
+    rest = text[run:].strip()
+    return not rest if closing else bool(rest) and rest[0].isalpha()
 
 
 def _walk(tokens: list[Token]):
@@ -409,6 +430,10 @@ def render_code_fence(renderer, tokens, idx, options, env) -> str:
     never the rest of the info string (no ``title=``, braces or quotes).
     """
     token = tokens[idx]
+    unclosed = (token.meta or {}).get("unclosed")
+    if unclosed:   # (a page with errors, written by the dev server's build: shown, not hidden)
+        return (f'<div class="posecode-error" role="alert"><p><strong>{_esc(unclosed)}</strong></p>'
+                f"<pre><code>{html.escape(token.content, quote=False)}</code></pre></div>\n")
     info = token.info.strip()
     if info.startswith("{"):
         match = re.search(r"\.([A-Za-z0-9_+\-]+)", info)
@@ -506,7 +531,8 @@ def figure_html(figure: Any, info: FenceInfo, figure_id: str, *, default_view: s
     title = info.attrs.get("title") or figure.name or UI["figure.default_title"]
     if figure.errors:
         items = "".join(
-            f"<li>{UI['figure.error_line'].format(line=d['line'] + first_line - 1, message=_esc(d['message']))}</li>"
+            f"<li>{UI['figure.error_line'].format(line=d['line'] + first_line - 1, message=_esc(d['message']))}"
+            + (f' <span class="posecode-error-hint">{_esc(d["hint"])}</span>' if d.get("hint") else "") + "</li>"
             for d in figure.diagnostics
             if d["severity"] == "error")
         return (f'<div class="posecode-error" id="{_esc(figure_id)}" role="alert">'

@@ -13,7 +13,9 @@ contents, and code highlighting with Pygments.
   labels, so they work without a script; printed, every tab shows under its label.
 - Headings get an anchor link (``<a class="headerlink" href="#id">#</a>``), and
   :func:`table_of_contents` lists a page's level-2 and level-3 headings.
-- Fenced code is highlighted with Pygments when its language is known (``class="highlight"``).
+- Fenced code is highlighted with Pygments when its language is known (``class="highlight"``),
+  Posecode (a ``posecode-draft`` fence, a ``.posecode`` page's source) by our lexer
+  (:mod:`posecode_ssg.language.highlight`).
 """
 
 from __future__ import annotations
@@ -203,8 +205,13 @@ def highlight(code: str, lang: str, attrs: str) -> str:
         from pygments.util import ClassNotFound
     except ImportError:
         return ""
-    try:
-        lexer = get_lexer_by_name(lang)
-    except ClassNotFound:
-        return ""
+    if lang in ("posecode", "posecode-draft"):   # ours, registered or not (language/highlight.py)
+        from posecode_ssg.language.highlight import PosecodeLexer
+
+        lexer = PosecodeLexer()
+    else:
+        try:
+            lexer = get_lexer_by_name(lang)
+        except ClassNotFound:
+            return ""
     return pyg_highlight(code, lexer, HtmlFormatter(nowrap=True))

@@ -8,7 +8,7 @@ from markupsafe import Markup
 from posecode_ssg.site.content import Page
 from posecode_ssg.site.links import rewrite_links
 from posecode_ssg.site.markdown import posecode_env
-from posecode_ssg.site.markdownext import table_of_contents
+from posecode_ssg.site.markdownext import highlight, table_of_contents
 from posecode_ssg.site.prescription import prescription_lines, rep_target
 from posecode_ssg.site.progress import progress
 from posecode_ssg.site.write import IN_STAGING
@@ -37,6 +37,7 @@ class PageHTML:
         toc = table_of_contents(tokens)
         ctx = {"title": page.title, "url": self.url(page.url), "content": Markup(body),
                "source": page.text if page.source_kind == "posecode" else None, "source_kind": page.source_kind,
+               "source_html": Markup(highlight(page.text, "posecode", "")) if page.source_kind == "posecode" else None,
                "figures": len(rec["figures"]), "breadcrumbs": self._breadcrumbs(page.url),
                "prescription": prescription_lines(page.meta),
                "toc": toc if len(toc) >= 2 else [],   # "On this page" (site/markdownext.py)

@@ -123,3 +123,52 @@ def test_an_error_box_numbers_the_markdown_files_lines(make_site):
     html = read(config.output_dir, "page/index.html")
     box = re.search(r'<div class="posecode-error".*?</div>', html, re.S).group(0)
     assert d.line == 9 and f"line {d.line}:" in box   # the terminal's line, not the block's 4
+
+
+SWALLOWED = ("# Page\n\n```posecode\nposecode posture \"Nod\"\n  rig humanoid\n  step \"Nod\" 1s settle:\n"
+             "    neck: flex 15\n\nHold the stretch.\n\n## Terms\n\n```python\nx = 1\n```\n\nEnd.\n")
+
+
+def test_a_fence_closed_by_the_next_blocks_end_is_reported_as_unclosed(make_site):
+    """A forgotten closing line: the next block's closing line ends it, with prose and the next
+    fence's opener inside. Reported at the opening line, naming the line where the next fence
+    opens; nothing in it compiled; with keep_going the page shows the problem in place."""
+    result, config = make_site({"index.md": "# Home\n", "page.md": SWALLOWED}, keep_going=True)
+    problems = [(d.code, d.line, d.column) for _p, d in result.errors + result.warnings]
+    assert problems == [("fence-unclosed", 3, 1)]
+    assert "before line 13" in result.errors[0][1].message
+    html = read(config.output_dir, "page/index.html")
+    box = re.search(r'<div class="posecode-error" role="alert">(.*?)</div>', html, re.S).group(1)
+    assert "not closed before line 13" in box and "Hold the stretch." in box
+    assert "<posecode-figure" not in html and "<p>End.</p>" in html
+
+
+def test_raw_html_shown_as_text_gets_a_hint(make_site):
+    page = "# Page\n\nText.\n\n<details><summary>More</summary>Hidden</details>\n"
+    result, _config = make_site({"index.md": "# Home\n", "page.md": page})
+    assert [(d.code, d.severity, d.line) for _p, d in result.hints] == [("raw-html", "hint", 5)]
+    assert "<details>" in result.hints[0][1].message and "raw_html = true" in result.hints[0][1].hint
+    result, _config = make_site({"index.md": "# Home\n", "page.md": page}, toml="raw_html = true\n")
+    assert result.hints == []
+
+
+def test_the_error_box_carries_the_hint(make_site):
+    bad = "# Page\n\n" + nod("Broken").replace("neck: flex 15", "nek: flex 15")
+    result, config = make_site({"index.md": "# Home\n", "page.md": bad}, keep_going=True)
+    (_path, d), = result.errors
+    box = re.search(r'<div class="posecode-error".*?</div>', read(config.output_dir, "page/index.html"), re.S).group(0)
+    assert d.hint and f'<span class="posecode-error-hint">{d.hint}</span>' in box.replace("&#x27;", "'")
+
+
+def test_posecode_listings_are_highlighted_by_our_lexer(make_site):
+    """A ``.posecode`` page's source listing and a ``posecode-draft`` code block (shown, not a
+    figure) are coloured by the Posecode lexer (language/highlight.py)."""
+    doc = 'posecode posture "Nod"\n  rig humanoid\n  step "Nod" 1s settle:\n    neck: flex 15\n'
+    result, config = make_site({"index.md": "# Home\n", "nod.posecode": doc,
+                                "draft.md": "# Draft\n\n```posecode-draft\n" + doc + "```\n"})
+    assert result.written and not result.errors
+    for rel in ("nod/index.html", "draft/index.html"):
+        listing = re.search(r'<pre class="highlight"><code class="language-posecode(?:-draft)?">(.*?)</code></pre>',
+                            read(config.output_dir, rel), re.S).group(1)
+        assert '<span class="k">posecode</span>' in listing and '<span class="nb">neck</span>' in listing
+        assert '<span class="nf">flex</span>' in listing and '<span class="s">&quot;Nod&quot;</span>' in listing
