@@ -372,8 +372,9 @@ def _unclosed(token: Token, src_lines: list[str], posecode: bool) -> str | None:
     if last <= token.map[0] or last >= len(src_lines) or not _fence_line(src_lines[last], token.markup, closing=True):
         return f"this {token.markup} fence is never closed: everything after it{where} is read as its content"
     if posecode:
+        ch = token.markup[0]
         for n in range(token.map[0] + 1, last):
-            if _fence_line(src_lines[n], token.markup, closing=False):
+            if ch in src_lines[n] and _fence_line(src_lines[n], token.markup, closing=False):
                 return (f"this {token.markup} fence is not closed before line {n + 1}, where another fence "
                         f"opens: the text between them was read as Posecode")
     return None

@@ -106,8 +106,9 @@ def _tabs_rule(state: StateBlock, start_line: int, end_line: int, silent: bool) 
     """A set of content tabs: consecutive ``=== "Label"`` lines at this indent, each followed by
     its content indented four spaces more (blank lines inside); the set ends at the first line
     that is neither, or at a ``===!`` (which starts the next set)."""
-    if state.sCount[start_line] - state.blkIndent >= 4:
-        return False
+    pos = state.bMarks[start_line] + state.tShift[start_line]
+    if state.src.startswith("===", pos) is False or state.sCount[start_line] - state.blkIndent >= 4:
+        return False   # (the first check is most lines': a rule runs on every line)
     first = _tab_at(state, start_line)
     if first is None:
         return False
