@@ -37,8 +37,10 @@ class CompiledFigure:
     ``side|front``, the requested view or the one the poster module chose for the movement.
     ``strip``: the phase strip, a standalone ``<svg>`` of the start pose and each phase's end
     labelled with the step names (the handouts' print, :func:`posecode_ssg.motion.poster.render_phase_strip`;
-    made for a page's first figure, option ``strip``), or ``None``. ``loop``: seconds one repetition takes (motion JSON ``duration``: the phases and
-    the wrap back to the start), or ``None``.
+    made for a page's first figure, option ``strip``), or ``None``. ``loop``: seconds one
+    repetition takes (motion JSON ``duration``: the phases and the wrap back to the start), or
+    ``None``. ``both_sides``: one loop works each side in turn (:func:`works_both_sides`), so a
+    program does not count it twice for ``per_side``.
     """
 
     key: str
@@ -54,6 +56,7 @@ class CompiledFigure:
     view: str | None = None
     strip: str | None = None
     loop: float | None = None
+    both_sides: bool = False
 
     @property
     def motion(self) -> dict | None:
@@ -133,6 +136,18 @@ def figure_key(source: str, options: dict) -> str:
 _KEY_JSON = json.JSONEncoder(ensure_ascii=False).encode
 
 
+def works_both_sides(ir) -> bool:
+    """Whether one loop of the movement (``ir``: spec §7 IR) works each side in turn: some step
+    moves only left-side joints and another only right-side ones (heel slides: the right heel in
+    and out, then the left). Its repetition is then one on each side."""
+    sides = set()
+    for phase in ir.phases:
+        moved = {t.bone_id.rsplit("_", 1)[-1] for t in phase.targets}
+        if moved in ({"left"}, {"right"}):
+            sides |= moved
+    return sides == {"left", "right"}
+
+
 def _diag_dict(d: Any) -> dict:
     if hasattr(d, "to_dict"):
         data = dict(d.to_dict())
@@ -199,6 +214,7 @@ def compile_figure(source: str, options: dict | None = None, key: str | None = N
     figure.repeat = int(ir.repeat or 1)
     figure.phases = [{"name": p.name, "duration": float(p.duration_sec), "mode": p.easing, "cue": p.cue}
                      for p in ir.phases]
+    figure.both_sides = works_both_sides(ir)
     avatar = options.get("avatar")
     if avatar is not None:
         from posecode_ssg.language.vocabulary import AVATARS

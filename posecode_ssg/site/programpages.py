@@ -75,7 +75,8 @@ class Programs:
                 exercises.append({**ex, "title": target["title"], "url": target["url"], "key": fig["key"],
                                   "summary": target["meta"].get("summary", ""), "loop": loop,
                                   "figure_title": fig.get("title") or fig.get("name"),
-                                  "seconds": exercise_seconds(ex["rx"], loop, fig.get("repeat") or 1)})
+                                  "seconds": exercise_seconds(ex["rx"], loop, fig.get("repeat") or 1,
+                                                              bool(fig.get("both_sides")))})
             rest_between = meta.get("rest_between", REST_BETWEEN_DEFAULT)
             rec["program"] = {"exercises": exercises, "rest_between": rest_between,
                               "seconds": session_seconds([e["seconds"] for e in exercises], rest_between)}

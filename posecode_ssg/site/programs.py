@@ -209,11 +209,13 @@ def _closest_page(page, target: str, paths: list[str]) -> str | None:
     return posixpath.relpath(close[0], page.folder or ".") if relative else close[0]
 
 
-def exercise_seconds(rx: dict, loop: float, repeat: int = 1) -> float:
+def exercise_seconds(rx: dict, loop: float, repeat: int = 1, both_sides: bool = False) -> float:
     """Seconds one exercise of a program takes (issue 22, docs/programs.md):
 
     ``sets × reps × loop`` — or, for a hold exercise (a ``hold`` and no ``reps``),
-    ``sets × hold``; doubled with ``per_side``; plus ``(sets − 1) × rest``.
+    ``sets × hold``; doubled with ``per_side`` (unless ``both_sides``, with reps: one loop of the
+    figure already works each side in turn, :func:`~posecode_ssg.site.figures.works_both_sides`,
+    so a repetition each side is one loop); plus ``(sets − 1) × rest``.
 
     ``rx``: the exercise's prescription (front matter values as
     :func:`~posecode_ssg.site.prescription.check_field` returns them); ``loop``: the movement's
@@ -229,7 +231,7 @@ def exercise_seconds(rx: dict, loop: float, repeat: int = 1) -> float:
         work = sets * float(rx["hold"])
     else:
         work = sets * max(1, int(repeat or 1)) * loop
-    if rx.get("per_side"):
+    if rx.get("per_side") and not (both_sides and reps is not None):
         work *= 2
     return work + (sets - 1) * float(rx.get("rest") or 0)
 

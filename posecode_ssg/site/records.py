@@ -107,6 +107,7 @@ class PageRecords:
                          if figure.motion_json and '"equipment":' in figure.motion_json else [])
                 figures_meta.append({"key": figure.key, "name": figure.name, "props": figure.props,
                                      "equipment": held_items(drawn), "loop": figure.loop, "repeat": figure.repeat,
+                                     "both_sides": figure.both_sides,
                                      "poster": bool(figure.poster), "line": (token.map[0] + 1) if token.map else 1,
                                      "steps": [[p["name"], p.get("cue") or ""] for p in figure.phases],
                                      "title": token.meta["info"].attrs.get("title")})

@@ -117,6 +117,30 @@ def test_exercise_seconds(rx, loop, repeat, expected):
     assert exercise_seconds(rx, loop, repeat) == pytest.approx(expected)
 
 
+@pytest.mark.parametrize("rx,expected", [
+    ({"sets": 2, "reps": 10, "per_side": True}, 2 * 10 * 9.0),        # one loop: a rep each side
+    ({"sets": 2, "hold": 20, "per_side": True}, 2 * 2 * 20),          # a hold each side: still twice
+    ({"sets": 2, "reps": 10}, 2 * 10 * 9.0),
+])
+def test_a_loop_that_works_both_sides_is_not_doubled(rx, expected):
+    assert exercise_seconds(rx, 9.0, 1, both_sides=True) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("targets,expected", [
+    ([["hip_right", "knee_right"], ["hip_right"], ["hip_left", "knee_left"], ["hip_left"]], True),   # heel slides
+    ([["knee_right"], ["knee_right"]], False),                                                     # one side
+    ([["knees"], ["hips", "knees"]], False),                                                       # both at once
+    ([["hip_right", "hip_left"], ["knee_right"]], False),
+])
+def test_works_both_sides(targets, expected):
+    from types import SimpleNamespace
+
+    from posecode_ssg.site.figures import works_both_sides
+
+    ir = SimpleNamespace(phases=[SimpleNamespace(targets=[SimpleNamespace(bone_id=b) for b in bones]) for bones in targets])
+    assert works_both_sides(ir) is expected
+
+
 def test_session_seconds_adds_the_rest_between_exercises():
     assert session_seconds([70.0, 140.0, 16.0], 45) == pytest.approx(316.0)
     assert session_seconds([30.0], 60) == pytest.approx(30.0)
