@@ -186,6 +186,7 @@ export class PosecodeFigure extends HTMLElement {
     }
     if (!this.mannequin) {
       const m = this._model, v = cssVars(this), C = m.rig.equipment?.colours || {};
+      this.ground = v("--pc-ground", "#d9d5cc");
       this.mannequin = new Mannequin(m.skeleton, m.rig, m.motion.props || [], {
         body: v("--pc-body", "#8d99a6"), right: v("--pc-right", "#2f6db5"), left: v("--pc-left", "#d9822b"), prop: v("--pc-prop", "#a08f7a"),
         load: v("--pc-load", C.load), scene: v("--pc-scene", C.scene),

@@ -29,7 +29,7 @@ export const MAX_FRAME_DT = 0.25;
 const players = new Set(), visible = new Set();
 /** Counters for `window.posecode.stats()` (frames looped, figures drawn, ms drawing and solving, WebGL contexts made). */
 export const stats = { frames: 0, draws: 0, drawMs: 0, solveMs: 0, contexts: 0 };
-let renderer = null, scene = null, contextLost = false, raf = 0, last = 0, dpr = 0, waiters = [], io = null, ro = null;
+let renderer = null, scene = null, floor = null, contextLost = false, raf = 0, last = 0, dpr = 0, waiters = [], io = null, ro = null;
 
 /** A reader of the CSS custom properties on `el`: `v(name, fallback)` (themes set the colours). */
 export const cssVars = (el) => {
@@ -59,6 +59,13 @@ function init() {
     wake();
   });
   document.addEventListener("visibilitychange", () => { last = 0; if (!document.hidden) wake(); });
+  // a colour-scheme change (the system's, or a theme's toggle writing a class or data attribute
+  // on <html> or <body>: Material's `data-md-color-scheme`, `data-theme`): every figure is rebuilt
+  // with the colours its CSS now gives (the mannequin is made on the next draw)
+  const recolour = () => { for (const p of players) p.mannequin = null; dirtyAll(); wake(); };
+  matchMedia("(prefers-color-scheme: dark)").addEventListener("change", recolour);
+  const mo = new MutationObserver(recolour), attributeFilter = ["class", "data-md-color-scheme", "data-theme"];
+  for (const el of [document.documentElement, document.body]) if (el) mo.observe(el, { attributes: true, attributeFilter });
 }
 
 /** Start tracking a player (its `view` element is observed). */
@@ -109,7 +116,7 @@ function ensureRenderer() {
   const sun = new DirectionalLight(0xffffff, 1.8);
   sun.position.set(2.5, 5, 3.5);
   scene.add(sun);
-  const floor = new Mesh(new CircleGeometry(25, 64), new MeshStandardMaterial({ color: v("--pc-ground", "#d9d5cc"), roughness: 0.95 }));
+  floor = new Mesh(new CircleGeometry(25, 64), new MeshStandardMaterial({ roughness: 0.95 }));
   floor.rotation.x = -Math.PI / 2;
   floor.position.y = -0.001;
   scene.add(floor);
@@ -126,6 +133,7 @@ function draw(p) {
   if (c.width < w || c.height < h) r.setSize(Math.max(c.width, w), Math.max(c.height, h), false);
   const t0 = performance.now();
   r.setViewport(0, 0, w, h);
+  floor.material.color.set(p.ground);   // the figure's own --pc-ground (its theme's scheme)
   scene.add(p.mannequin.group);
   r.render(scene, p.camera);
   scene.remove(p.mannequin.group);

@@ -513,7 +513,8 @@ def _duration(seconds: float) -> str:
 
 
 def figure_html(figure: Any, info: FenceInfo, figure_id: str, *, default_view: str | None = None,
-                autoplay: bool = True, source: str = "", reps: int | None = None, first_line: int = 1) -> str:
+                autoplay: bool = True, source: str = "", reps: int | None = None, first_line: int = 1,
+                motion_src: str | None = None) -> str:
     """Return the ``<posecode-figure>`` markup of one compiled block (runtime page contract).
 
     Structure: ``<posecode-figure id data-title [autoplay] [data-view] [data-reps]>`` holding
@@ -527,7 +528,9 @@ def figure_html(figure: Any, info: FenceInfo, figure_id: str, *, default_view: s
     repetitions the page prescribes (front matter ``reps``), written as ``data-reps``: the
     player's rep counter and the caption count to it instead of the document's ``repeat``.
     ``first_line``: the Markdown file's line of the block's first line, so the error box numbers
-    lines as the terminal and the dev server's overlay do.
+    lines as the terminal and the dev server's overlay do. ``motion_src``: the URL of the motion
+    JSON as a file, written as ``src`` instead of the inline script (a host page whose scripts
+    are re-run, as Material's instant navigation does, would run the JSON as JavaScript).
     """
     title = info.attrs.get("title") or figure.name or UI["figure.default_title"]
     if figure.errors:
@@ -548,11 +551,13 @@ def figure_html(figure: Any, info: FenceInfo, figure_id: str, *, default_view: s
         attrs += f' data-view="{_esc(view)}"'
     if reps:
         attrs += f' data-reps="{int(reps)}"'
+    if motion_src:
+        attrs += f' src="{_esc(motion_src)}"'
     parts = [f"<posecode-figure{attrs}>"]
     motion = getattr(figure, "motion_json", None)   # encoded where it was compiled
     if motion is None and getattr(figure, "motion", None) is not None:   # another compile_figure's figure
         motion = script_json(figure.motion)
-    if motion is not None:
+    if motion is not None and not motion_src:
         parts.append(f'<script type="application/json">{motion}</script>')
     count = reps or figure.repeat
     reps = UI["figure.repeat"].format(count=count) if count and count > 1 else ""
