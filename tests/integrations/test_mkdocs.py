@@ -220,3 +220,53 @@ def test_rebuilds_compile_only_what_changed(tmp_path, monkeypatch):
     assert once() == 0
     page.write_text(page.read_text(encoding="utf-8").replace("flex 11", "flex 12"), encoding="utf-8")
     assert once() == 1
+
+
+def test_mkdocs_serve_shows_figures_and_rebuilds_an_edit(tmp_path):
+    """``mkdocs serve`` (under the ``site_url`` sub-path) serves pages with figures and their
+    files, and shows an edited block after its rebuild."""
+    import socket
+    import time
+    import urllib.request
+
+    project = copy_fixture(tmp_path)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"],
+                              cwd=project, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}/library/"
+
+    def fetch(path: str) -> str | None:
+        try:
+            with urllib.request.urlopen(base + path, timeout=5) as r:
+                return r.read().decode("utf-8")
+        except OSError:
+            return None
+
+    def wait_for(path: str, needle: str) -> str:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            text = fetch(path)
+            if text and needle in text:
+                return text
+            time.sleep(0.3)
+        raise AssertionError(f"{needle!r} never appeared in {path}")
+
+    try:
+        home = wait_for("", 'data-title="Chin nod"')
+        src = re.search(r'<posecode-figure[^>]*data-title="Chin nod"[^>]*src="([^"]+)"', home).group(1)
+        assert json.loads(fetch(src))["name"] == "Chin nod"
+        assert fetch(head_urls_text(home)["runtime"]) is not None
+        page = project / "docs" / "index.md"
+        page.write_text(page.read_text(encoding="utf-8").replace('title="Chin nod"', 'title="Deep nod"'),
+                        encoding="utf-8")
+        wait_for("", 'data-title="Deep nod"')
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def head_urls_text(text: str) -> dict[str, str]:
+    head = text[:text.index("</head>")]
+    return {"runtime": re.search(r"const u=new URL\('([^']+)'", head).group(1)}
