@@ -26,6 +26,7 @@ from docutils import nodes
 from docutils.parsers.rst import Directive, directives
 from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
+from sphinx.util.logging import get_node_location
 
 from posecode_ssg.config import VIEWS
 from posecode_ssg.integrations.embed import (CSS_NAME, RIG_NAME, RUNTIME_NAME, FigureRenderer, figure_problems,
@@ -103,21 +104,24 @@ def _attribute_line(message: str, lines: list[str], head: range) -> int:
     return head.start
 
 
-def _warning_text(problem, lines: list[str]) -> str:
-    """``format_problem``'s text (``posecode-ssg check``'s) without its leading ``path:LINE:COL: ``,
-    which Sphinx writes itself as ``path:LINE:``; the column stays as ``col N: ``."""
-    text = format_problem(problem, "@", lines)
-    prefix = f"@:{problem.line}:{problem.column}: "
-    return f"col {problem.column}: {text[len(prefix):]}" if text.startswith(prefix) else text
-
-
 def _report(problems: list, path: str, lines: list[str]) -> None:
-    """Each problem as a Sphinx warning at ``path:LINE`` (``type="posecode"``, subtype its
-    severity, so ``suppress_warnings = ["posecode.warning"]`` can silence the warnings alone)."""
+    """Each problem with ``format_problem``'s text (``posecode-ssg check``'s: severity, code,
+    message, the source line with carets, the hint) at ``path:LINE:COL``, the location Sphinx
+    prints before it: errors and warnings as Sphinx warnings (``type="posecode"``, subtype the
+    severity, so ``suppress_warnings = ["posecode.warning"]`` silences the warnings alone and
+    ``-W`` fails on the rest), hints (how a movement could balance, say) as information, as
+    ``posecode-ssg build`` and the MkDocs plugin treat them."""
     for problem in problems:
         where = nodes.Element()
         where.source, where.line = path, problem.line
-        logger.warning(_warning_text(problem, lines), location=where, type="posecode", subtype=problem.severity)
+        location = f"{get_node_location(where)}:{problem.column}"
+        text = format_problem(problem, "@", lines)
+        prefix = f"@:{problem.line}:{problem.column}: "
+        text = text[len(prefix):] if text.startswith(prefix) else text
+        if problem.severity in ("error", "warning"):
+            logger.warning(text, location=location, type="posecode", subtype=problem.severity)
+        else:
+            logger.info(text, location=location)
 
 
 def _fallback(figure: CompiledFigure, info: FenceInfo, source: str) -> nodes.container:

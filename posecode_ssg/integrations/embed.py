@@ -57,7 +57,10 @@ def figure_css() -> str:
     return (f"posecode-figure{{{light}}}\n{dark_sel}{{{dark}}}\n"
             f"@media (prefers-color-scheme: dark){{{auto_sel}{{{dark}}}}}\n"
             f"@media print{{{_print_rules()}}}\n"
-            ".posecode-error{border:2px solid #b3261e;padding:.5em 1em;border-radius:6px}\n")
+            ".posecode-error{border:2px solid #b3261e;padding:.5em 1em;border-radius:6px}\n"
+            # a figure's step list is numbered 1, 2, 3 wherever it stands (a host theme letters
+            # the lists nested in a list item)
+            "posecode-figure ol{list-style-type:decimal}\n")
 
 
 def _print_rules() -> str:

@@ -508,6 +508,11 @@ def _esc(text: Any) -> str:
     return html.escape(str(text), quote=True)
 
 
+def _code(text: Any) -> str:
+    """``text`` escaped, each `` `word` `` of it (a diagnostic's quoted Posecode) as ``<code>``."""
+    return re.sub(r"`([^`\n]+)`", r"<code>\1</code>", _esc(text))
+
+
 def _duration(seconds: float) -> str:
     return UI["figure.duration"].format(seconds=seconds)
 
@@ -535,8 +540,8 @@ def figure_html(figure: Any, info: FenceInfo, figure_id: str, *, default_view: s
     title = info.attrs.get("title") or figure.name or UI["figure.default_title"]
     if figure.errors:
         items = "".join(
-            f"<li>{UI['figure.error_line'].format(line=d['line'] + first_line - 1, message=_esc(d['message']))}"
-            + (f' <span class="posecode-error-hint">{_esc(d["hint"])}</span>' if d.get("hint") else "") + "</li>"
+            f"<li>{UI['figure.error_line'].format(line=d['line'] + first_line - 1, message=_code(d['message']))}"
+            + (f' <span class="posecode-error-hint">{_code(d["hint"])}</span>' if d.get("hint") else "") + "</li>"
             for d in figure.diagnostics
             if d["severity"] == "error")
         return (f'<div class="posecode-error" id="{_esc(figure_id)}" role="alert">'

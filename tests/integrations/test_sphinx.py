@@ -133,7 +133,7 @@ def test_broken_myst_fence_fails_with_W_at_its_file_line(tmp_path):
     status, warnings = build(src, tmp_path / "out", "html", "-W")
     assert status != 0
     line = page.split("\n").index("    nek: flex 15") + 1
-    assert re.search(rf"broken\.md:{line}: (WARNING|ERROR): col 5: error\[unknown-joint\]", warnings), warnings
+    assert re.search(rf"broken\.md:{line}:5: (WARNING|ERROR): error\[unknown-joint\]", warnings), warnings
     assert "did you mean `neck`?" in warnings and "nek: flex 15" in warnings
 
 
@@ -144,9 +144,9 @@ def test_broken_rst_directive_fails_with_W_at_its_file_line(tmp_path):
     status, warnings = build(src, tmp_path / "out", "html", "-W")
     assert status != 0
     line = page.split("\n").index("       nek: flex 15") + 1
-    assert re.search(rf"broken\.rst:{line}: (WARNING|ERROR): col 8: error\[unknown-joint\]", warnings), warnings
+    assert re.search(rf"broken\.rst:{line}:8: (WARNING|ERROR): error\[unknown-joint\]", warnings), warnings
     # the bad option value: at its own line and column
-    assert re.search(r"broken\.rst:6: (WARNING|ERROR): col 11: warning\[fence-attribute\]: view must be one of", warnings)
+    assert re.search(r"broken\.rst:6:11: (WARNING|ERROR): warning\[fence-attribute\]: view must be one of", warnings)
 
 
 def test_bad_attribute_is_a_warning_and_the_figure_still_renders(tmp_path):
@@ -155,9 +155,9 @@ def test_bad_attribute_is_a_warning_and_the_figure_still_renders(tmp_path):
     status, warnings = build(src, tmp_path / "out", "html")
     assert status == 0
     opener = page.split("\n")[2]
-    assert re.search(rf"attrs\.md:3: WARNING: col {opener.index('colour') + 1}: warning\[fence-attribute\]: "
+    assert re.search(rf"attrs\.md:3:{opener.index('colour') + 1}: WARNING: warning\[fence-attribute\]: "
                      "unknown fence attribute 'colour'", warnings), warnings
-    assert re.search(rf"attrs\.md:3: WARNING: col {opener.index('top') + 1}: warning\[fence-attribute\]: "
+    assert re.search(rf"attrs\.md:3:{opener.index('top') + 1}: WARNING: warning\[fence-attribute\]: "
                      "view must be one of", warnings), warnings
     assert [f["data-title"] for f in figures(tmp_path / "out" / "attrs.html")] == ["Nod"]
     assert build(src, tmp_path / "strict", "html", "-W")[0] != 0
@@ -180,7 +180,7 @@ def test_myst_directive_forms_and_their_lines(tmp_path):
     lines = page.split("\n")
     bad_lines = [k + 1 for k, text in enumerate(lines) if text == "    neck: flx 0"]
     for line in bad_lines:
-        assert re.search(rf"forms\.md:{line}: WARNING: col 11: error\[unknown-action\]", warnings), (line, warnings)
+        assert re.search(rf"forms\.md:{line}:11: WARNING: error\[unknown-action\]", warnings), (line, warnings)
     assert warnings.count("WARNING") == 2
     page = (tmp_path / "out" / "forms.html").read_text(encoding="utf-8")
     assert page.count('class="posecode-error"') == 2
@@ -213,7 +213,7 @@ def test_parallel_build(tmp_path):
     src = project(tmp_path / "broken", pages)
     status, warnings = build(src, tmp_path / "broken-out", "html", "-W", "--keep-going", "-j", "2")
     line = pages["p3.md"].split("\n").index("    nek: flex 15") + 1
-    assert status != 0 and re.search(rf"p3\.md:{line}: \w+: col 5: error\[unknown-joint\]", warnings), warnings
+    assert status != 0 and re.search(rf"p3\.md:{line}:5: \w+: error\[unknown-joint\]", warnings), warnings
 
 
 def test_a_compiler_failure_is_a_warning_not_a_traceback(tmp_path, monkeypatch):
@@ -257,3 +257,20 @@ def test_front_matter_equipment_is_drawn(tmp_path):
     motions = re.findall(r'<script type="application/json">(.*?)</script>', text)
     assert len(motions) == 2
     assert '"items":["dumbbells","mat"]' in motions[0] and "dumbbells" not in motions[1]
+
+
+def test_a_hint_is_information_not_a_warning(tmp_path, capsys):
+    """A squat whose centre of mass ends behind the heels gets the compiler's balance hint: shown
+    (on the status output, at its file line) but not a warning, so ``-W`` passes, as
+    ``posecode-ssg build`` and the MkDocs plugin treat hints."""
+    squat = ["posecode exercise \"Upright squat\"", "  rig humanoid", "  pose start = standing",
+             "  step \"Sit down\" 2s settle:", "    hips: flex 80", "    knees: flex 90", "    ground-lock: feet",
+             "  step \"Stand up\" 1s drive:", "    hips: flex 0", "    knees: flex 0", "    ground-lock: feet"]
+    page = "# Hint\n\n```posecode\n" + "\n".join(squat) + "\n```\n"
+    src = project(tmp_path, {"hint.md": page})
+    status = build_main(["-b", "html", "-N", "-W", str(src), str(tmp_path / "out")])
+    out = capsys.readouterr()
+    line = page.split("\n").index('  step "Sit down" 2s settle:') + 1
+    assert status == 0, out.err
+    assert re.search(rf"hint\.md:{line}:3: hint\[kinematic-balance\]", out.out), out.out
+    assert "kinematic-balance" not in out.err

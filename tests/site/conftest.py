@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import threading
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -103,3 +104,14 @@ SCRIPT_RE = re.compile(r'<script type="application/json">(.*?)</script>', re.DOT
 def tree_bytes(root: Path) -> dict[str, bytes]:
     """``{relative path: bytes}`` of every file under ``root``."""
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def only_thread(timeout: float = 30.0) -> None:
+    """Wait until this process runs no thread but the main one: threads an earlier test left
+    (AnyIO's worker threads end after 10 s idle) would keep the build from forking."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while threading.active_count() > 1 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert threading.active_count() == 1, [t.name for t in threading.enumerate()]

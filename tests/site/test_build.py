@@ -11,7 +11,7 @@ import threading
 import urllib.request
 from urllib.parse import urljoin
 
-from conftest import figures, parse_html, read, tree_bytes, write_tree
+from conftest import figures, only_thread, parse_html, read, tree_bytes, write_tree
 
 from posecode_ssg.cli import main
 from posecode_ssg.config import load_config
@@ -460,6 +460,7 @@ def test_page_workers_build_the_same_bytes(tmp_path, monkeypatch):
         import pytest
 
         pytest.skip("page workers need two cores")
+    only_thread()   # the build forks only a process that runs no other thread (by design)
     files = dict(LIBRARY)
     files["strength/draft.md"] = page("Draft", fm="draft: true\n")
     files["strength/lunge.md"] = page("Lunge", "See [nod](../posture/nod.md#nowhere).", block=SQUAT.replace("70", "60"))

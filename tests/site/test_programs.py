@@ -10,7 +10,7 @@ import json
 import re
 
 import pytest
-from conftest import parse_html, read
+from conftest import only_thread, parse_html, read
 
 from posecode_ssg.cli import main
 from posecode_ssg.commands.new import TEMPLATES, scaffold
@@ -296,6 +296,7 @@ def test_page_workers_make_the_same_program_pages(make_site, tmp_path, monkeypat
     """A program page lists other pages, so it is rendered where every record is (not in a page
     worker): a build with page workers writes the same program page and handout."""
     result, config = make_site(FILES)
+    only_thread()   # the build forks only a process that runs no other thread (by design)
     monkeypatch.setenv("POSECODE_PAGE_WORKERS_MIN", "1")
     parallel = build_site(config, out_dir=tmp_path / "parallel", progress=False)
     assert parallel.page_workers >= 1 and parallel.written
