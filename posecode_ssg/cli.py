@@ -66,6 +66,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="samples per second over one whole loop (default: %(default)g)")
     p.add_argument("--json", action="store_true",
                    help='print {"passed", "documents": [...]} as JSON instead of the table')
+
+    p = sub.add_parser("fmt", help="rewrite Posecode in its one canonical layout (.posecode files and fences in .md)")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders (.posecode, .md)")
+    p.add_argument("--check", action="store_true",
+                   help="change nothing: list the files that would change and exit 1 if any would")
+
+    p = sub.add_parser("lsp", help="run the Posecode language server on stdin/stdout (for editors)")
+    p.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (the default and only transport)")
     return parser
 
 
