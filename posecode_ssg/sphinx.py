@@ -248,15 +248,50 @@ def resolve_figures(app, doctree: nodes.document, docname: str) -> None:
     its children (title, step list: never raw HTML) for the others (latex, text, man, epub...)."""
     live = _live(app.builder)
     renderer = _renderer(app.config)
+    images = "image/png" in getattr(app.builder, "supported_image_types", ())
     for number, node in enumerate(list(doctree.findall(posecode_figure)), 1):
         if not live:
-            node.replace_self(node.children or [])
+            poster = _poster_figure(app, node) if images else None
+            if poster is not None:
+                doctree.set_id(poster, suggested_prefix="posecode-figure")   # EPUB numbers captioned figures by id
+            node.replace_self([poster, *(c.deepcopy() for c in node.children[0].children[1:])] if poster is not None
+                              else node.children or [])
             continue
         markup = renderer.html(CompiledFigure.from_dict(node["figure"]), node["info"], f"posecode-figure-{number}",
                                source=node["source"], first_line=node["first_line"])
         # a raw node with classes is wrapped in a <div> carrying them and the ids (``:class:``, ``:name:``)
         classes = node["classes"] or (["posecode-target"] if node["ids"] else [])
         node.replace_self(nodes.raw("", markup, format="html", classes=classes, ids=node["ids"]))
+
+
+def _poster_figure(app, node: posecode_figure) -> nodes.figure | None:
+    """For a builder that takes PNG images (LaTeX, EPUB, Texinfo): the figure's poster frame as a
+    PNG (motion/posterpng.py; pdflatex reads no SVG) in a ``figure`` node captioned with its title,
+    which the builder copies and writes as any image (``builder.images`` maps the file, made once
+    per figure key under the doctree folder); None for a block with errors or without Pillow."""
+    data = node["figure"]
+    if data.get("motion_json") is None or any(d["severity"] == "error" for d in data.get("diagnostics", [])):
+        return None
+    path = Path(app.doctreedir) / STATIC_DIR / f"posecode-{data['key'][:20]}.png"
+    if not path.is_file():
+        try:
+            from posecode_ssg.language import parse
+            from posecode_ssg.motion import compile_ir
+            from posecode_ssg.motion.posterpng import render_poster_png
+
+            ir = parse(node["source"]).ir
+            avatar = node["info"].attrs.get("avatar") or ir.avatar or app.config.posecode_default_avatar
+            png = render_poster_png(compile_ir(ir, avatar=avatar), view=data.get("view"))
+        except Exception as exc:  # Pillow missing, or a compiler fault: the step list stands alone
+            logger.info("posecode: no poster image for %s (%s)", data.get("name"), exc)
+            return None
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(png)
+    uri = str(path)
+    app.builder.images[uri] = path.name
+    image = nodes.image(uri=uri, candidates={"*": uri}, alt=node["info"].attrs.get("title") or data.get("name") or "")
+    title = node["info"].attrs.get("title") or data.get("name") or UI["figure.default_title"]
+    return nodes.figure("", image, nodes.caption(title, title), classes=["posecode-poster"])
 
 
 def _page_context(app, pagename: str, templatename: str, context: dict, doctree) -> None:

@@ -69,11 +69,15 @@ class PosecodeConfig(Config):
 def _loader(runtime_url: str) -> str:
     """The head script: the rig ``<meta>``'s URL made absolute (Material's instant navigation
     keeps this head while the page URL changes), and the runtime imported once the document has
-    a ``<posecode-figure>`` (now, or after an instant navigation brings one)."""
+    a ``<posecode-figure>`` (now, or after an instant navigation brings one). When the import
+    fails (a page opened from ``file://``: Chromium runs no module script from there) the
+    figures keep their posters and step lists, and the console says why, once."""
     return ('<script type="module">'
             'const m=document.querySelector(\'meta[name="posecode-rig"]\');m.content=new URL(m.content,document.baseURI).href;'
             f'const u=new URL({runtime_url!r},document.baseURI).href;'
-            'const go=()=>!!document.querySelector("posecode-figure")&&(import(u),true);'
+            'const go=()=>!!document.querySelector("posecode-figure")&&(import(u).catch(e=>console.error('
+            '"posecode: the player did not load, figures show their posters ("+e.message+")"+(location.protocol=="file:"'
+            '?": browsers run no module scripts from file:// pages; serve the site over HTTP":""))),true);'
             'if(!go()){const o=new MutationObserver(()=>go()&&o.disconnect());'
             'o.observe(document.documentElement,{childList:true,subtree:true})}'
             '</script>')

@@ -13,14 +13,11 @@ from posecode_ssg.language.vocabulary import (
 )
 
 from .fk import World, forward_kinematics
-from .poster import COLOURS, figure_prims, fit_view_box, prim_bounds, prop_prims
+from .poster import figure_prims, prop_prims
+from .posterpng import Canvas, poster_box
 from .rotation import euler_to_quat, matrix_to_euler, quat_to_matrix, rot_y, slerp
 from .solve import solve_keyframes
 from .view import body_frame, choose_view, working_limbs
-
-
-def _hex(c: str) -> tuple[int, int, int]:
-    return tuple(int(c[i:i + 2], 16) for i in (1, 3, 5))
 
 
 def _interp_world(av, a: tuple, b: tuple, s: float) -> World:
@@ -50,7 +47,7 @@ def render_gif(program, path: str | Path, *, fps: int = 12, width: int = 320,
     Raises ``RuntimeError`` when Pillow is not installed.
     """
     try:
-        from PIL import Image, ImageDraw
+        from PIL import Image
     except ImportError as exc:   # pragma: no cover - depends on the environment
         raise RuntimeError("GIF previews need Pillow: pip install 'posecode-ssg[gif]'") from exc
     view = view or choose_view(program)
@@ -77,43 +74,12 @@ def render_gif(program, path: str | Path, *, fps: int = 12, width: int = 320,
             pts = body_frame(w, turn, travel)
             frames_prims.append(figure_prims(pts, view, flip, working, rot_y(-turn) @ w.rot["head"]))
     props = prop_prims(program.props, view, flip)
-    allp = [p for f in frames_prims for p in f] + props
-    x0, y0, x1, y1 = prim_bounds(allp)
-    bx, by, bw, bh = fit_view_box(x0 - 0.2, min(y0, 0) - 0.12, x1 + 0.2, y1 + 0.15)
-    k = width / bw
-    height = int(round(bh * k))
-    colours = {name[5:]: _hex(v) for name, v in COLOURS.items()}
-
-    def px(pt):
-        return ((pt[0] - bx) * k, (by + bh - pt[1]) * k)
-
+    box = poster_box([p for f in frames_prims for p in f] + props)
     images = []
     for prims in frames_prims:
-        im = Image.new("RGB", (width, height), (255, 255, 255))
-        dr = ImageDraw.Draw(im)
-        gy = px((0, 0))[1]
-        dr.line([(0, gy), (width, gy)], fill=colours["ground"], width=2)
-        for p in [q for q in props if q.cls == "prop"] + prims + [q for q in props if q.cls == "handle"]:
-            col = colours["ground" if p.cls == "handle" else p.cls]
-            if p.kind == "rect":
-                (a0, a1), (b0, b1) = px(p.pts[0]), px(p.pts[1])
-                dr.rectangle([min(a0, b0), min(a1, b1), max(a0, b0), max(a1, b1)], fill=col)
-            elif p.kind == "circle":
-                (cx, cy), r = px(p.pts[0]), p.width * k
-                dr.ellipse([cx - r, cy - r, cx + r, cy + r], fill=col)
-            else:
-                pts = p.pts
-                if p.kind == "quad":
-                    (x0_, y0_), (x1_, y1_), (x2_, y2_) = pts
-                    pts = [((1 - t) ** 2 * x0_ + 2 * (1 - t) * t * x1_ + t * t * x2_,
-                            (1 - t) ** 2 * y0_ + 2 * (1 - t) * t * y1_ + t * t * y2_)
-                           for t in np.linspace(0, 1, 12)]
-                wpx = max(1, int(round(p.width * k)))
-                q = [px(pt) for pt in pts]
-                dr.line(q, fill=col, width=wpx, joint="curve")
-                for cx, cy in (q[0], q[-1]):
-                    dr.ellipse([cx - wpx / 2, cy - wpx / 2, cx + wpx / 2, cy + wpx / 2], fill=col)
-        images.append(im.convert("P", palette=Image.Palette.ADAPTIVE, colors=16))
+        canvas = Canvas(box, width)
+        canvas.scene(prims, props)
+        images.append(canvas.image.convert("P", palette=Image.Palette.ADAPTIVE, colors=16))
     out = Path(path)
     images[0].save(out, save_all=True, append_images=images[1:], duration=int(1000 / fps), loop=0,
                    optimize=True)
