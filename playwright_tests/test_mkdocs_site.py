@@ -140,7 +140,15 @@ def test_printed_page_shows_posters(browser, mkdocs_site):
     page.goto(mkdocs_site)
     ready_titles(page)
     posed(page, 0)
+    page.click("form[data-md-component=palette] label:visible")   # printed from the dark scheme
+    page.wait_for_function("document.body.dataset.mdColorScheme === 'slate'")
     page.emulate_media(media="print")
+    # black on white whatever the screen's scheme (the theme's print colours)
+    assert page.evaluate(f"getComputedStyle({FIGS}[0].querySelector('.posecode-poster .pc-right')).stroke") \
+        == "rgb(0, 0, 0)"
+    # the step list numbered, each cue on its own line (not run into the timing)
+    assert page.evaluate(f"getComputedStyle({FIGS}[1].querySelector('.posecode-phases')).listStyleType") == "decimal"
+    assert page.evaluate(f"getComputedStyle({FIGS}[0].querySelector('.posecode-phase-cue')).display") == "block"
     shown = page.evaluate(f"""{FIGS}.map(f => [getComputedStyle(f.querySelector('canvas')).display,
         getComputedStyle(f.querySelector('.posecode-poster')).display,
         f.querySelector('.posecode-poster svg').getBoundingClientRect().height > 100])""")

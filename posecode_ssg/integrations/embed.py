@@ -47,28 +47,40 @@ def _palettes() -> tuple[str, str]:
 
 
 def figure_css() -> str:
-    """The stylesheet an integration adds: the default theme's figure colours on
-    ``posecode-figure``, its dark ones under each host theme's dark-scheme marker
-    (:data:`DARK_SELECTORS`; :data:`AUTO_SELECTORS` when the system is dark; the runtime
-    re-reads the colours when the scheme is toggled), and its print rules for figures."""
+    """The stylesheet an integration adds, from the default theme's stylesheet (one source):
+    its figure colours on ``posecode-figure``, its dark ones under each host theme's dark-scheme
+    marker (:data:`DARK_SELECTORS`; :data:`AUTO_SELECTORS` when the system is dark; the runtime
+    re-reads the colours when the scheme is toggled), its rules for the static figure (poster,
+    step list: what shows before the player starts or without it), and its print rules and
+    print colours (black on white, whatever scheme the page was in)."""
     light, dark = _palettes()
     dark_sel = ",".join(f"{s} posecode-figure" for s in DARK_SELECTORS)
     auto_sel = ",".join(f"{s} posecode-figure" for s in AUTO_SELECTORS)
+    print_sel = ",".join(["posecode-figure", *(f"{s} posecode-figure" for s in DARK_SELECTORS + AUTO_SELECTORS)])
     return (f"posecode-figure{{{light}}}\n{dark_sel}{{{dark}}}\n"
             f"@media (prefers-color-scheme: dark){{{auto_sel}{{{dark}}}}}\n"
-            f"@media print{{{_print_rules()}}}\n"
-            ".posecode-error{border:2px solid #b3261e;padding:.5em 1em;border-radius:6px}\n"
-            # a figure's step list is numbered 1, 2, 3 wherever it stands (a host theme letters
-            # the lists nested in a list item)
-            "posecode-figure ol{list-style-type:decimal}\n")
+            f"{_section('figure static')}\n"
+            f"@media print{{{print_sel}{{{_print_palette()}}} {_section('figure print')}}}\n"
+            # a figure's step list is numbered 1, 2, 3 wherever it stands (Material letters the
+            # lists nested in a list item, with a more specific rule)
+            "posecode-figure ol{list-style-type:decimal!important}\n")
 
 
-def _print_rules() -> str:
-    """The default theme's print rules for a figure (poster and step list instead of the player),
-    the part of its stylesheet between the ``figure print: begin`` and ``end`` comments."""
+def _section(name: str) -> str:
+    """The default theme's stylesheet between the ``/* NAME: begin`` and ``/* NAME: end``
+    comments, on one line."""
     text = THEME_CSS.read_text(encoding="utf-8")
-    begin, end = text.index("figure print: begin"), text.index("/* figure print: end")
+    begin, end = text.index(f"{name}: begin"), text.index(f"/* {name}: end")
     return " ".join(line.strip() for line in text[text.index("*/", begin) + 2:end].splitlines() if line.strip())
+
+
+def _print_palette() -> str:
+    """The ``--pc-*`` declarations of the theme's print ``:root`` block."""
+    text = THEME_CSS.read_text(encoding="utf-8")
+    at = text.index("@media print")
+    root = text[text.index(":root", at):]
+    root = root[:root.index("}")]
+    return ";".join(f"{n}:{v.strip()}" for n, v in re.findall(r"(--pc-[\w-]+)\s*:\s*([^;]+);", root))
 
 
 def asset_files() -> dict[str, bytes]:
