@@ -3,8 +3,9 @@
 ``.md`` files; folders searched recursively, skipping hidden folders and ``node_modules``),
 parses them with diagnostics moved to file lines and columns (a problem in a fence is reported at
 its line in the ``.md`` file), attaches the motion compiler's kinematic diagnostics (codes
-``kinematic-*``, issue 3: warnings, never part of ``parse()``'s result), and checks a ``.md``
-file as a page, as ``build`` checks it (:class:`PageChecker`: front matter, fence attributes and
+``kinematic-*``, issue 3: warnings, never part of ``parse()``'s result; for ``check``, with the
+fix a bounded search of the solve proposes in their hints, issue 26: :func:`add_fixes`), and
+checks a ``.md`` file as a page, as ``build`` checks it (:class:`PageChecker`: front matter, fence attributes and
 internal links). The command (``posecode_ssg/commands/check.py``) only parses arguments, prints
 and picks the exit status.
 """
@@ -43,6 +44,8 @@ class CheckedDocument:
     #: the equipment comes from the page's front matter (what cannot be held is left out, with a
     #: hint: motion/equipment.py ``page_words_that_fit``), not the fence's attribute
     equipment_from_page: bool = False
+    #: the document's Posecode text (a fence's body), for the fix proposals (motion/fixes.py)
+    source: str | None = None
 
     def diagnostics(self) -> list[Diagnostic]:
         """Parser and kinematic diagnostics together, in :func:`reading_order` (line, column)."""
@@ -60,14 +63,15 @@ class CheckedDocument:
         return d
 
 
-def add_kinematics(doc: CheckedDocument):
+def add_kinematics(doc: CheckedDocument, fixes: bool = False):
     """Compile ``doc`` (when it parsed) and attach the kinematic diagnostics of its keyframe solve.
 
     The figure holds the document's equipment (``doc.equipment``) as the build draws it, and
     its attach problems are among the diagnostics. Returns the
     :class:`~posecode_ssg.motion.compile.MotionProgram`, or None when the document has
     errors. Diagnostic lines are moved to file lines (fences) and columns to the first word of the
-    line that asked for them."""
+    line that asked for them. With ``fixes`` (``check`` only: up to 200 more solves,
+    :func:`add_fixes`), a diagnostic that a clean fix answers has it in its hint."""
     if doc.result.ir is None:
         return None
     from posecode_ssg.motion import compile_ir
@@ -90,7 +94,27 @@ def add_kinematics(doc: CheckedDocument):
     if doc.fence_line is not None:
         kin = [d.shifted(doc.fence_line) for d in kin]
     doc.kinematic = with_columns(kin, doc.file_lines)
+    if fixes:
+        add_fixes(doc)
     return program
+
+
+def add_fixes(doc: CheckedDocument) -> None:
+    """Append to the hint of each kinematic diagnostic and composed-limit ``rom-clamp`` of ``doc``
+    the proposal of the clean fix that answers it, if any ("…; this works: `knees: flex 70` with
+    `hips: flex 85` puts foot_left on the box"): :func:`posecode_ssg.motion.fixes.fix_pairs`, a
+    bounded search of the solve (issue 26 item 3). ``check`` only: the build never searches."""
+    from posecode_ssg.motion.fixes import FIX_CODES, fix_pairs, hint_with_fixes
+
+    if doc.source is None or doc.result.ir is None or not any(
+            d.code in FIX_CODES for d in doc.kinematic + doc.result.warnings):
+        return   # nothing a fix answers: no second solve
+    pairs = fix_pairs(doc.source)
+    if pairs:
+        shift = doc.fence_line or 0
+        r = doc.result
+        doc.result = ParseResult(r.ir, r.errors, hint_with_fixes(r.warnings, pairs, shift), r.hints)
+        doc.kinematic = hint_with_fixes(doc.kinematic, pairs, shift)
 
 
 def find_documents(paths: list[str]) -> tuple[list[Path], list[str]]:
@@ -136,7 +160,7 @@ def check_file(path: Path, display: str | None = None, pages: PageChecker | None
         return [CheckedDocument(shown, None, ParseResult(None, [diag]), [])]
     lines = split_lines(text)
     if path.suffix.lower() != ".md":
-        return [CheckedDocument(shown, None, parse(text), lines)]
+        return [CheckedDocument(shown, None, parse(text), lines, source=text)]
     docs = []
     if pages is not None:
         page_doc = pages.check(path, text, lines, shown, folder_arg)
@@ -160,7 +184,7 @@ def check_file(path: Path, display: str | None = None, pages: PageChecker | None
         moved = ParseResult(result.ir, [move(d) for d in result.errors],
                             [move(d) for d in result.warnings], [move(d) for d in result.hints])
         docs.append(CheckedDocument(shown, block.fence_line, moved, lines, equipment=equipment,
-                                    equipment_from_page="equipment" not in block.attrs))
+                                    equipment_from_page="equipment" not in block.attrs, source=block.source))
     return docs
 
 
@@ -272,7 +296,8 @@ def find_documents_with_roots(paths: list[str]) -> tuple[list[Path], list[Path |
 def check_documents(files: list[Path], roots: list[Path | None], config: str | None = None) -> list[CheckedDocument]:
     """Check every file (:func:`check_file`; a ``.md`` file as a page too, its links resolved in
     the site's content folder of ``config`` or its root) and attach the kinematic diagnostics of
-    every document that parses (:func:`add_kinematics`). Returns the documents in file order."""
+    every document that parses (:func:`add_kinematics`, with the fix proposals). Returns the
+    documents in file order."""
     pages = None
     if any(f.suffix.lower() == ".md" for f in files):
         from posecode_ssg.site.vocabularies import vocabulary
@@ -284,5 +309,5 @@ def check_documents(files: list[Path], roots: list[Path | None], config: str | N
     for f, folder in zip(files, roots):
         docs.extend(check_file(f, pages=pages, folder_arg=folder))
     for doc in docs:
-        add_kinematics(doc)
+        add_kinematics(doc, fixes=True)
     return docs
