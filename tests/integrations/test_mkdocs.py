@@ -101,9 +101,12 @@ def test_every_fence_is_a_figure_where_it_was_written(built):
     assert "posecodefigure" not in text and "Not a figure" in text   # a fence in a ````markdown listing stays code
 
 
-@pytest.mark.parametrize("page,depth", [("index.html", 0), ("guide/containers/index.html", 2),
-                                        ("guide/reading/index.html", 2)])
-def test_head_points_at_the_files_written_into_the_site(built, page, depth):
+# (not named "page": that is pytest-playwright's fixture, and a parameter of that name would pull
+# this test into the browser tests' session group)
+@pytest.mark.parametrize("built_page,depth", [("index.html", 0), ("guide/containers/index.html", 2),
+                                              ("guide/reading/index.html", 2)])
+def test_head_points_at_the_files_written_into_the_site(built, built_page, depth):
+    page = built_page
     urls = head_urls(built / page)
     assert urls["rig"] == "../" * depth + "assets/posecode/rig.json"
     for url in urls.values():
