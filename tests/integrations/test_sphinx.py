@@ -274,3 +274,24 @@ def test_a_hint_is_information_not_a_warning(tmp_path, capsys):
     assert status == 0, out.err
     assert re.search(rf"hint\.md:{line}:3: hint\[kinematic-balance\]", out.out), out.out
     assert "kinematic-balance" not in out.err
+
+
+def test_posecode_code_blocks_are_highlighted_by_the_lexer(tmp_path):
+    """``.. code-block:: posecode`` (a listing, not a figure) is coloured by the Pygments lexer the
+    package registers (entry point ``pygments.lexers``: posecode), with no warning under ``-W``."""
+    pytest.importorskip("pygments")
+    from pygments.lexers import get_lexer_by_name
+    from pygments.util import ClassNotFound
+
+    try:
+        get_lexer_by_name("posecode")
+    except ClassNotFound:
+        pytest.skip("entry point not registered (an install that predates it: pip install -e .)")
+    listing = "\n".join("   " + line for line in NOD)
+    src = project(tmp_path, {"listing.rst": f"Listing\n=======\n\n.. code-block:: posecode\n\n{listing}\n"})
+    status, warnings = build(src, tmp_path / "out", "html", "-W")
+    assert status == 0, warnings
+    html = (tmp_path / "out" / "listing.html").read_text(encoding="utf-8")
+    assert "<posecode-figure" not in html
+    # keywords and joint names in Pygments' spans (k: keyword, nb: builtin name)
+    assert '<span class="k">posecode</span>' in html and '<span class="nb">neck</span>' in html
