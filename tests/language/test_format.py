@@ -593,3 +593,12 @@ def test_the_documented_example_is_what_fmt_does():
     after = section.split("```posecode\n")[1].split("```")[0]
     assert format_source(before).text == after
     assert "<!-- vocabulary:end -->" not in section
+
+
+def test_the_repository_is_in_the_canonical_layout():
+    """The demo library and the docs are written as ``fmt`` writes them (dogfood: a layout rule
+    that disagreed with the project's own examples would show here)."""
+    from posecode_ssg.cli import main
+
+    repo = Path(__file__).resolve().parents[2]
+    assert main(["fmt", "--check", str(repo / "content"), str(repo / "docs")]) == 0
