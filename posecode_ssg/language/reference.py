@@ -9,11 +9,12 @@ the documentation never re-lists a name or a limit by hand. Regenerate with::
 ``docs/authoring.md`` (the guide for people and language models) embeds the output of
 :func:`authoring_markdown` between ``<!-- authoring:begin -->`` and ``<!-- authoring:end -->``:
 every word of every closed vocabulary with its meaning, its limits and an example line. Names,
-limits, axes and signs come from :mod:`vocabulary` and :mod:`rom` (anchor places and figure heights
-from :mod:`posecode_ssg.motion.rig`); the meanings those modules do not hold are the tables
-``_MEANING`` and ``_DIRECTIVES`` below, and a word without one fails :func:`authoring_entries`
-(so a new word fails CI until it is described). The demo site's page ``content/guide/_index.md``
-is that file behind front matter (:func:`guide_page_text`). Regenerate both with::
+limits, axes and signs come from :mod:`vocabulary` and :mod:`rom` (anchor places, prop extents,
+reach chains, figure heights from :mod:`posecode_ssg.motion.rig`); the meanings those modules do
+not hold are the tables ``_MEANING`` and ``_DIRECTIVES`` below, and a word without one fails
+:func:`authoring_entries` (so a new word fails CI until it is described). The demo site's page
+``content/guide/_index.md`` is that file behind front matter (:func:`guide_page_text`).
+Regenerate both with::
 
     python3 -m posecode_ssg.language.reference --authoring docs/authoring.md [--page content/guide/_index.md]
 """
@@ -129,7 +130,7 @@ GUIDE_PAGE = Path("content/guide/_index.md")
 #: §1-§6, docs/language.md). Words made of parts (``knee_left``, ``hips``, ``left foot``,
 #: ``bar_left``, the legacy easing names) are described from their parts.
 _MEANING: dict[str, dict[str, str]] = {
-    "kind": {"exercise": "a movement done for training or rehabilitation; the usual choice",
+    "kind": {"exercise": "a movement done for training or rehabilitation (the usual choice)",
              "stretch": "a movement whose point is a held, lengthening position",
              "posture": "a position or small correction held for alignment (posture, breathing)"},
     "rig": {"humanoid": "the one skeleton: pelvis, spine, chest, neck, head, arms, legs, fingers"},
@@ -141,7 +142,8 @@ _MEANING: dict[str, dict[str, str]] = {
         "supine": "lying on the back, face up", "prone": "lying on the front, face down",
         "seated": "long sit on the floor: legs straight in front, hands on the thighs"},
     "prop": {"chair": "a chair behind the figure, its seat at the backs of the knees",
-             "wall": "a wall behind the figure, facing it",
+             "wall": "a wall behind the figure, facing it; `prop wall` adds it, and `wall` in a "
+                     "contact names its anchor (next row)",
              "bar": "a pull-up bar overhead, running left to right",
              "box": "a 30 cm step box on the floor in front of the feet",
              "dip-bars": "two parallel rails running front to back, one each side of the figure"},
@@ -160,12 +162,12 @@ _MEANING: dict[str, dict[str, str]] = {
         "pelvis": "the base of the trunk; it only hinges (a hip hinge)",
         "spine": "the lower and middle back", "chest": "the upper back and rib cage",
         "neck": "the neck", "head": "the head on the neck",
-        "thumb": "the thumb: a curl and a sideways spread", "index": "the index finger: one curl",
-        "middle": "the middle finger: one curl", "ring": "the ring finger: one curl",
-        "pinky": "the little finger: one curl"},
-    "joint group": {"forearms": "the anatomical name of `elbows`, for the forearm roll",
-                    "fingers": "all ten digits, thumbs included",
-                    "fingers_left": "the five digits of one hand (the figure's own left or right)"},
+        "thumb": "the thumb: a curl and a sideways spread",
+        "finger": "the index, middle, ring and little (`pinky`) fingers: one curl each"},
+    "joint group": {"forearms": "`forearms` names the same joints as `elbows`; in a contact "
+                                "(`reach`, `pin`, `ground-lock`) it is the pair of elbow effectors",
+                    "fingers": "all ten digits, thumbs included; `fingers_left` / `fingers_right`: "
+                               "the five of one hand"},
     "action": {
         "flex": "bend: the arm forward and up, the thigh forward, elbow, knee and wrist bent, "
                 "trunk, neck and head forward, fingers curled",
@@ -210,24 +212,25 @@ _DIRECTIVES: dict[str, tuple[str, str, str, str]] = {
              "travel)", "pose start = standing", "top"),
     "clip": ("names a motion-capture clip a renderer may blend in; joints and contacts still come "
              "from the steps", "optional; a quoted name", 'clip "squat-take-2"', "top"),
-    "repeat": ("how many times the steps play", "a whole number from 1; 1 when omitted", "repeat 8",
+    "repeat": ("how many times the whole sequence of steps plays, each time from the start pose",
+               "a whole number from 1; 1 when omitted; it cannot repeat only some steps", "repeat 8",
                "top"),
     "step": ("one timed phase of the movement", '`step "Name" <seconds>s <timing>:`; name not empty, '
              "duration greater than 0; at least one step", 'step "Lower" 2.5s settle:', "step-header"),
     "ground-lock": ("keeps contacts already on the floor planted while the body moves", "one or "
-                    "more contacts, commas optional; not with `pin` or `grip` in the same step",
+                    "more contacts, commas optional; not with `pin` or `grip`; this step only",
                     "ground-lock: hands, feet", "step"),
     "reach": ("bends ONE LIMB so its end meets a target; the body does not move", "effector then "
-              "target; any number per step; not the `pelvis`, not at its own joint",
+              "target; any number per step; not the `pelvis`, not at its own joint; this step only",
               "reach: hand_right knee_left", "step"),
     "pin": ("moves the WHOLE BODY so one effector sits on a fixed anchor", "effector then `floor` "
             "or a prop anchor (never a body part); at most one per step; not with `ground-lock` or "
-            "`grip`", "pin: knee_left floor", "step"),
+            "`grip`; this step only", "pin: knee_left floor", "step"),
     "grip": ("hands hold a bar or the dip rails: arms fit to it, fingers close, body hangs",
              f"`{'`, `'.join(V.GRIP_EFFECTORS)}` on an anchor of "
              f"{' or '.join(f'`{p}`' for p in V.GRIP_PROPS)}; `hands` takes the bare anchor "
              f"({', '.join(f'`{a}`' for a in V.GRIP_BARE_ANCHORS)}); not with `ground-lock` or "
-             "`pin`", "grip: hands bar", "step"),
+             "`pin`; this step only", "grip: hands bar", "step"),
     "turn": ("faces the figure this many degrees about the vertical (90 = toward its start left)",
              "degrees, any value, absolute (`turn: 0` faces forward again); carried to later steps, "
              "home at the loop; standing start poses only", "turn: 90", "step"),
@@ -310,10 +313,21 @@ def _nice(limit: float) -> int:
     return max(5, int(limit // 2) // 5 * 5)
 
 
+def _joint_key(name: str) -> str:
+    """The row of a joint word: its bones' joint type (``shoulders``, ``forearms`` and
+    ``shoulder_left`` share one), or ``fingers`` for a group of fingers and thumbs."""
+    types = {rom.joint_type(b) for b in V.JOINT_GROUPS[name]}
+    return types.pop() if len(types) == 1 else "fingers"
+
+
 def _joint_entries() -> list[Entry]:
+    rows: dict[str, list[str]] = {}
+    for name in V.JOINT_NAMES:
+        rows.setdefault(_joint_key(name), []).append(name)
     out = []
-    for words in _pairs(V.JOINT_NAMES):
-        name, bones = words[0], V.JOINT_GROUPS[words[0]]
+    for key, names in rows.items():
+        words = tuple(sorted(names, key=lambda n: len(V.JOINT_GROUPS[n]) == 1))  # plurals first
+        bones = [b for n in words for b in V.JOINT_GROUPS[n]]
         types = sorted({rom.joint_type(b) for b in bones},   # the most common type first
                        key=lambda t: -sum(rom.joint_type(b) == t for b in bones))
         limits = {a: [(t, rom.LIMITS[t][a]) for t in types] for a in rom.LIMITS[types[0]]
@@ -321,16 +335,11 @@ def _joint_entries() -> list[Entry]:
         text = ", ".join(f"{a} 0-{_fmt(per[0][1])}°" + "".join(
             f" ({t} {_fmt(v)})" for t, v in per[1:] if v != per[0][1]) for a, per in limits.items())
         action = next(iter(limits))
-        base, side = _sided(name)
-        if len(bones) == 1:
-            meaning = _meaning("joint", base) + ("; one side (the figure's own left or right)"
-                                                 if side else "")
-        elif name[:-1] in V.LIMB_JOINTS:
-            meaning = f"both {name}, mirrored: the same as writing the `_left` and `_right` lines"
-        else:
-            meaning = _meaning("joint group", name)
+        aliases = [n for n in words if n[:-1] != key and len(V.JOINT_GROUPS[n]) > 1 and key != "fingers"]
+        meaning = (_meaning("joint group", key) if key == "fingers" else _meaning("joint", key)) + "".join(
+            f"; {_meaning('joint group', a)}" for a in aliases)
         out.append(Entry(words, meaning, text + ", hold neutral",
-                         f"{name}: {action} {_nice(min(v for _, v in limits[action]))}", "step"))
+                         f"{words[0]}: {action} {_nice(min(v for _, v in limits[action]))}", "step"))
     return out
 
 
@@ -361,12 +370,13 @@ def _action_entries() -> list[Entry]:
 def _header_entries() -> list[Entry]:
     from posecode_ssg.motion.rig import avatar
 
-    return ([Entry((k,), _meaning("kind", k), "one per document", f'posecode {k} "Morning routine"',
-                   "header") for k in V.KINDS]
+    return ([Entry(V.KINDS, "the kind: " + "; ".join(f"`{k}` {_meaning('kind', k)}" for k in V.KINDS),
+                   "one per document", f'posecode {V.KINDS[0]} "Morning routine"', "header")]
             + [Entry((r,), _meaning("rig", r), "the only rig" if len(V.RIGS) == 1 else "one per document", f"rig {r}", "top") for r in V.RIGS]
-            + [Entry((a,), ("the default figure" if a == V.DEFAULT_AVATAR else "another figure")
-                     + " on the same skeleton", f"{avatar(a).height:.2f} m tall; same joints and limits",
-                     f"avatar {a}", "top") for a in V.AVATARS])
+            + [Entry(V.AVATARS, f"the figure drawn (`{V.DEFAULT_AVATAR}` by default), all on the same "
+                     "skeleton with the same joints and limits",
+                     "tall: " + ", ".join(f"`{a}` {avatar(a).height:.2f} m" for a in V.AVATARS),
+                     f"avatar {V.AVATARS[-1]}", "top")])
 
 
 def _start_pose_entries() -> list[Entry]:
@@ -377,6 +387,19 @@ def _start_pose_entries() -> list[Entry]:
                   "allowed", f"pose start = {p}", "top") for p in V.START_POSES]
 
 
+def _extent(prop: str) -> str:
+    """Where ``prop``'s meshes (motion/rig.py ``PROP_GEOMETRY``) lie: x, y and z from-to, metres."""
+    from posecode_ssg.motion.rig import PROP_GEOMETRY
+
+    lo, hi = [9.0] * 3, [-9.0] * 3
+    for m in PROP_GEOMETRY[prop]["meshes"]:
+        half = ([s / 2 for s in m["size"]] if m["shape"] == "box" else
+                [m["length"] / 2 if m["axis"] == ax else m["radius"] for ax in "xyz"])
+        for i in range(3):
+            lo[i], hi[i] = min(lo[i], m["center"][i] - half[i]), max(hi[i], m["center"][i] + half[i])
+    return ", ".join(f"{ax} {round(a, 2):g} to {round(b, 2):g}" for ax, a, b in zip("xyz", lo, hi)) + " m"
+
+
 def _prop_entries() -> list[Entry]:
     from posecode_ssg.motion.rig import anchor_position
 
@@ -385,8 +408,8 @@ def _prop_entries() -> list[Entry]:
 
     rows = []
     for prop, anchors in V.PROP_ANCHORS.items():
-        rows.append(Entry((prop,), _meaning("prop", prop),
-                          "anchors " + ", ".join(f"`{a}`" for a in anchors), f"prop {prop}", "top"))
+        rows.append(Entry((prop,), _meaning("prop", prop), "anchors " + ", ".join(f"`{a}`" for a in anchors)
+                          + f"; fills {_extent(prop)}", f"prop {prop}", "top"))
         grip = prop in V.GRIP_PROPS
         uses = "reach, pin" + (", grip" if grip else "")
         for words in _pairs(anchors):
@@ -405,21 +428,25 @@ def _prop_entries() -> list[Entry]:
 
 
 def _effector_entries() -> list[Entry]:
+    from posecode_ssg.motion.rig import SOLVER
+
+    groups = {members: g for g, members in V.EFFECTOR_GROUPS.items()}
     rows = []
-    for words in _pairs(V.EFFECTOR_BONE):
-        base, side = _sided(words[0])
-        uses = ["pin"] if base == "pelvis" else ["reach", "pin"]
-        bone_type = rom.joint_type(V.EFFECTOR_BONE[words[0]])
+    for pair in _pairs(V.EFFECTOR_BONE):
+        base, side = _sided(pair[0])
+        group = groups.get(pair)
+        words = (group,) * bool(group) + pair
+        uses = ["pin"] if base == "pelvis" else ["reach", "pin"] + ["grip"] * (pair[0] in V.GRIP_EFFECTORS)
+        bone_type = rom.joint_type(V.EFFECTOR_BONE[pair[0]])
         at = f", at the {bone_type}" if side and bone_type != base else ""
-        rows.append(Entry(words, _meaning("effector", base) + at + ("; one side" if side else ""),
-                          ", ".join(uses + ["grip"] * (words[0] in V.GRIP_EFFECTORS)),
-                          f"{uses[-1] if base == 'pelvis' else 'reach'}: {words[0]} floor", "step"))
-    for group, members in V.EFFECTOR_GROUPS.items():
-        uses = "reach, pin" + (", grip" if group in V.GRIP_EFFECTORS else "")
-        rows.append(Entry((group,), f"both: `{members[0]}` and `{members[1]}`",
-                          uses + "; a grouped pin counts as one pin",
-                          f"grip: {group} bar" if group in V.GRIP_EFFECTORS else
-                          f"pin: {group} floor" if group == "knees" else f"reach: {group} floor", "step"))
+        chain = SOLVER["reachChains"].get(base)
+        limits = ", ".join(uses) + (f"; a reach bends the {' and '.join(chain)}" if chain else "") + (
+            "; a grouped pin counts as one pin" if group else "")
+        example = (f"pin: {base} floor" if base == "pelvis" else f"grip: {group} bar"
+                   if group in V.GRIP_EFFECTORS else f"pin: {group} floor" if group == "knees"
+                   else f"reach: {group or pair[0]} floor")
+        rows.append(Entry(words, _meaning("effector", base) + at + (f"; `{group}`: both" if group else ""),
+                          limits, example, "step"))
     return rows
 
 
@@ -427,15 +454,12 @@ def _ground_lock_entries() -> list[Entry]:
     readable: dict[str, list[str]] = {}
     for words, single in V.GROUND_LOCK_READABLE.items():
         readable.setdefault(single, []).append(words)
-    rows = [Entry((g,), _meaning("ground-lock", g) if members == (g,) else
-                  f"both: `{members[0]}` and `{members[1]}`", "kept where they are; not with pin "
-                  "or grip", f"ground-lock: {g}", "step")
+    return [Entry((g,) + members * (members != (g,)) + tuple(r for m in members for r in readable.get(m, [])),
+                  _meaning("ground-lock", g) if members == (g,) else
+                  f"{_meaning('ground-lock', _sided(members[0])[0])}: `{g}` both, a `_left` / `_right` "
+                  "name or its two-word form one",
+                  "kept where they are; not with pin or grip", f"ground-lock: {g}", "step")
             for g, members in V.GROUND_LOCK_EXPANSION.items()]
-    for words in _pairs(V.GROUND_LOCK_SINGLES):
-        rows.append(Entry(words + tuple(r for w in words for r in readable.get(w, [])),
-                          _meaning("ground-lock", _sided(words[0])[0]) + ", one side",
-                          "the two-word forms mean the same", f"ground-lock: {words[0]}", "step"))
-    return rows
 
 
 def authoring_entries() -> tuple[Section, ...]:
@@ -453,15 +477,20 @@ def authoring_entries() -> tuple[Section, ...]:
         ("Header words", "header words", "The kind in the header line, then the optional `rig` and "
          "`avatar` lines.", _header_entries()),
         ("Start poses", "start poses", "Where the animation begins and returns on every loop. End "
-         "the line with `:` and indent joint lines under it to adjust the pose.", _start_pose_entries()),
+         "the line with `:` and indent joint lines under it to adjust the pose. A movement done sitting "
+         "starts sitting: `seated` is a long sit on the floor; on a chair, `pose start = standing:` with "
+         "`hips: flex 90` and `knees: flex 90` under it, and `pin: pelvis seat` in every step (a start "
+         "pose holds no contact).", _start_pose_entries()),
         ("Props and their anchors", "props and anchors", "Declare a prop with `prop`; its anchors are "
          "then targets. Places are world metres: x to the figure's left, y up, z forward, the figure "
-         "standing at the origin.", _prop_entries()),
+         "standing at the origin. Props stay put: `turn` and `travel` move the figure, never a prop "
+         "(after `turn: 180` the box is behind it).", _prop_entries()),
         ("Timing modes", "timing modes", "The last word of a step line: how the motion arrives at "
          "the step's end.", [Entry((m,), _meaning("timing", m), "any step", f'step "Lower" 2s {m}:',
                                    "step-header") for m in V.TIMING_MODES]
-         + [Entry((a,), f"legacy v0.1 name of `{m}`", f"valid, with a `legacy-easing` hint: write `{m}`",
-                  f'step "Lower" 2s {a}:', "step-header") for a, m in V.TIMING_ALIASES.items()]),
+         + [Entry(tuple(V.TIMING_ALIASES), "legacy v0.1 names: " + ", ".join(
+             f"`{a}` is `{m}`" for a, m in V.TIMING_ALIASES.items()), "valid, with a `legacy-easing` "
+             "hint: write the new name", f'step "Lower" 2s {next(iter(V.TIMING_ALIASES))}:', "step-header")]),
         ("Joint names", "joints", "Before the colon of a joint line. A plural moves both sides; a "
          "`_left` / `_right` name moves one. Angles are magnitudes in degrees, from 0 to the limit; "
          "the action gives the direction. A negative angle or one past the limit is clamped, with a "
@@ -470,7 +499,8 @@ def authoring_entries() -> tuple[Section, ...]:
         ("Actions and their limits", "actions", "After the colon. Limits per joint type; the sign is "
          "the one the channel gets on the right side and the axial bones.", _action_entries()),
         ("Contact effectors", "effectors", "The body part a `reach`, `pin` or `grip` puts on its "
-         "target.", _effector_entries()),
+         "target. A reach solves the joints its row names, whatever angles you wrote (rule 1).",
+         _effector_entries()),
         ("Ground-lock contacts", "ground-lock contacts", "`ground-lock` keeps contacts that are "
          "already on the floor planted while the body moves; it cannot bring one down (use `reach` "
          "or `pin` in the step before).", _ground_lock_entries()),

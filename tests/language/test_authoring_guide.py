@@ -9,12 +9,17 @@ the demo site (content/guide/_index.md).
 - every ```posecode-draft block (wrong on purpose) gets exactly the diagnostics its comments name
   (``# error[code]`` on the line that gets it; ``# no diagnostic`` where there is none), and the
   claims the rules make about them hold (a repeated angle moves nothing; a cue moves nothing);
-- the JSON shown for the repair loop is what ``posecode-ssg check --format json`` prints;
+- the JSON shown for the repair loop is what ``posecode-ssg check --format json`` prints, and
+  the table "What check tells you" has a row for every ``kinematic-*`` code motion/diagnostics.py
+  can emit (hand-written: the codes' meanings are prose there, not data);
+- what the guide says the solve does holds: contacts hold only in their own step, a reach
+  overrides its chain's angles, props stay put under ``turn``, a chair start loops sitting;
 - the site page is the guide behind front matter (one source), and it builds with its figures.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from pathlib import Path
@@ -32,6 +37,7 @@ REPO = Path(__file__).resolve().parents[2]
 GUIDE = REPO / "docs" / "authoring.md"
 PAGE = REPO / R.GUIDE_PAGE
 TEXT = GUIDE.read_text(encoding="utf-8")
+FLAT = " ".join(TEXT.split())   # the guide's words, line breaks as spaces
 FENCES = [t for t in MarkdownIt("commonmark").parse(TEXT) if t.type == "fence"]
 
 
@@ -125,8 +131,8 @@ def test_reference_example_parses(entry):
 
 def test_the_guide_has_its_examples():
     assert len(RIGHT) >= 8 and len(DRAFTS) >= 8
-    for heading in ("## The shape of a document", "## A complete example",
-                    "## Rules models get wrong", "## The repair loop", "## Vocabulary reference"):
+    for heading in ("## The shape of a document", "## A complete example", "## Rules models get wrong",
+                    "## The repair loop", "### What check tells you", "## Vocabulary reference"):
         assert heading in TEXT
 
 
@@ -186,6 +192,124 @@ def test_repair_loop_json_is_what_check_prints(tmp_path, monkeypatch, capsys):
 
     assert [stable(d) for d in found] == [stable(d) for d in kinematic]
     assert [d["residual"] for d in found] == pytest.approx([d["residual"] for d in kinematic], abs=0.02)
+
+
+# --- what check tells you, and what the solve does ---------------------------------------------
+
+
+def _emitted_kinematic_codes() -> set[str]:
+    """Every code ``kinematic_diagnostics`` can emit: the first argument of each ``_warn`` /
+    ``_hint`` call in motion/diagnostics.py, ``kinematic-{cr.kind}-...`` expanded over the contact
+    kinds its branch takes (every ContactResult kind but ``reach``, which has its own code)."""
+    from posecode_ssg.motion import diagnostics
+    from posecode_ssg.motion.solve import results
+
+    comment = re.search(r"kind: str\s*#(.*)", Path(results.__file__).read_text()).group(1)
+    kinds = re.findall(r'"(\w+)"', comment)   # "reach" | "pin" | "grip"
+    codes = set()
+    for node in ast.walk(ast.parse(Path(diagnostics.__file__).read_text())):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("_warn", "_hint"):
+            code = node.args[0]
+            if isinstance(code, ast.Constant):
+                codes.add(code.value)
+            else:
+                template = ast.unparse(code)[2:-1]
+                assert "{cr.kind}" in template, template
+                codes |= {template.replace("{cr.kind}", k) for k in kinds if k != "reach"}
+    assert all(c.startswith("kinematic-") for c in codes) and len(codes) >= 12
+    return codes
+
+
+def test_what_check_tells_you_has_every_kinematic_code():
+    section = TEXT.split("### What check tells you")[1].split("\n## ")[0]
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    in_table = [c for row in rows for c in re.findall(r"`(kinematic-[\w-]+)`", row.split(" | ")[0])]
+    assert sorted(in_table) == sorted(_emitted_kinematic_codes())
+    assert all(row.count(" | ") == 2 and row.split(" | ")[2].strip(" |") for row in rows)
+
+
+def _solve(source: str):
+    from posecode_ssg.motion.solve import solve_keyframes
+
+    program = compile_ir(parse(source).ir)
+    return program, solve_keyframes(program)
+
+
+def test_contacts_hold_only_in_their_own_step():
+    # the box step-up writes its pin in every step; without it, "Drive up" ends on the floor, unsaid
+    step_up = next(s for s in RIGHT if _name(s) == "Box step-up")
+    pin = "    pin: foot_right box                       # now the body stands on the box\n"
+    assert pin in step_up
+    assert "without `pin: foot_right box`, \"Drive up\" ends with the right foot on the floor" in FLAT
+    for source, height in ((step_up, 0.3), (step_up.replace(pin, ""), 0.0)):
+        program, solution = _solve(source)
+        assert bool(program.keyframes[1].pins) == (height > 0)
+        assert solution.phases[1].world.lowest(("ankle_right",)) == pytest.approx(height, abs=0.02)
+        assert _diagnostics(source) == set()
+
+
+def _step(lines: str, props: str = "") -> str:
+    return (f'posecode exercise "E"\n{props}  pose start = standing\n\n  step "A" 1.5s settle:\n'
+            + "".join(f"    {line}\n" for line in lines.split("; ")) + '    cue "A"\n')
+
+
+def test_a_reach_overrides_its_chain_and_odd_poses_pass():
+    assert "`hip_right: flex 100` with `reach: foot_right box`, ends with its knee bent almost 90°" in FLAT
+    source = _step("hip_right: flex 100; reach: foot_right box", "  prop box\n")
+    assert _diagnostics(source) == set()
+    program, solution = _solve(source)
+    written, solved = program.keyframes[0].euler, solution.phases[0].euler
+    assert written["knee_right"][0] == 0 and 80 < solved["knee_right"][0] < 90
+    assert abs(solved["hip_right"][0] - written["hip_right"][0]) > 20
+    assert all(solved[b] == written[b] for b in ("ankle_right", "spine", "pelvis", "hip_left"))
+    # a grip moves the body to the bar, then fits the arms: arms down, it floats above the bar
+    assert "with the arms left down, the figure floats over it" in FLAT
+    source = _step("shoulders: flex 0; grip: hands bar", "  prop bar\n")
+    assert _diagnostics(source) == set()
+    phase = _solve(source)[1].phases[0]
+    assert phase.euler["shoulder_right"] == (0, 0, 0) and phase.world.pos["pelvis"][1] > 2.3
+
+
+def test_props_stay_put_when_the_figure_turns():
+    from posecode_ssg.motion.rig import anchor_position
+
+    assert "Props stay put: `turn` and `travel` move the figure, never a prop" in FLAT
+    for turn, facing in ((0, 1), (180, -1)):
+        _, solution = _solve(_step(f"turn: {turn}; reach: hand_right box", "  prop box\n"))
+        phase = solution.phases[0]
+        assert phase.contacts[0].target.tolist() == list(anchor_position("box"))
+        toe, heel = phase.world.landmarks["toe_right"], phase.world.landmarks["heel_right"]
+        assert (toe[2] - heel[2]) * facing > 0.1    # turned round, the box (z 0.3) is behind
+    # the generated extents hold each prop's anchors; `wall` is a prop and its anchor, `forearms`
+    # a joint alias of `elbows` and, in contacts, the pair of elbow effectors
+    for e in next(s for s in R.authoring_entries() if s.vocabulary == "props and anchors").entries:
+        if e.words[0] in V.PROPS and e.example.startswith("prop "):
+            box = [tuple(map(float, m)) for m in re.findall(r"[xyz] (-?[\d.]+) to (-?[\d.]+)", e.limits)]
+            for anchor in V.PROP_ANCHORS[e.words[0]]:
+                assert all(lo - 1e-9 <= c <= hi + 1e-9 for c, (lo, hi) in zip(anchor_position(anchor), box))
+    assert V.PROP_ANCHORS["wall"] == ("wall",)
+    assert V.JOINT_GROUPS["forearms"] == V.JOINT_GROUPS["elbows"] == V.EFFECTOR_GROUPS["forearms"]
+
+
+def test_a_chair_start_loops_sitting_and_repeat_plays_every_step():
+    assert "`pose start = standing:` with `hips: flex 90` and `knees: flex 90` under it, and " \
+           "`pin: pelvis seat` in every step (a start pose holds no contact)" in FLAT
+    source = ('posecode exercise "Seated knee extension"\n  prop chair\n  pose start = standing:\n'
+              '    hips: flex 90\n    knees: flex 90\n\n  step "Straighten" 1.5s settle:\n'
+              '    knee_right: flex 0\n    pin: pelvis seat\n    cue "Straighten the right knee"\n\n'
+              '  step "Lower" 2s settle:\n    knee_right: flex 90\n    pin: pelvis seat\n'
+              '    cue "Lower the foot"\n\n  step "Other leg" 1.5s settle:\n    knee_left: flex 0\n'
+              '    pin: pelvis seat\n    cue "Now the left"\n\n  repeat 10\n')
+    assert _diagnostics(source) == set()
+    program, solution = _solve(source)
+    # each rep plays all three steps, then returns (a wrap of the first step's length) to the
+    # start pose, which sits: its pelvis at the seat's height, not standing
+    assert program.repeat == 10 and program.duration == pytest.approx(1.5 + 2 + 1.5 + program.wrap)
+    assert program.wrap == 1.5
+    from posecode_ssg.motion.rig import anchor_position
+
+    for world in [solution.base] + [p.world for p in solution.phases]:
+        assert world.pos["pelvis"][1] == pytest.approx(anchor_position("seat")[1], abs=0.05)
 
 
 # --- one source: the site page ------------------------------------------------------------------
