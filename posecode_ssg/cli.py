@@ -67,6 +67,27 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true",
                    help='print {"passed", "documents": [...]} as JSON instead of the table')
 
+    p = sub.add_parser("export", help="a movement as PNG, SVG, GIF, video, contact sheet, BVH or glTF (the solved motion)")
+    p.add_argument("files", nargs="+", metavar="FILE", help=".posecode files or Markdown pages (their fences)")
+    p.add_argument("-o", "--out", required=True, metavar="OUT",
+                   help="the file to write (its extension picks the format), or a folder for several")
+    p.add_argument("--format", choices=["png", "svg", "gif", "webm", "mp4", "sheet", "bvh", "gltf", "glb"],
+                   help="the format (default: from OUT's extension; a contact sheet only with --format sheet)")
+    p.add_argument("--fence", type=int, metavar="N", help="of a Markdown page, only its N-th ```posecode fence")
+    p.add_argument("--width", type=int, metavar="W", help="image or video width in pixels")
+    p.add_argument("--height", type=int, metavar="H", help="image or video height in pixels")
+    p.add_argument("--fps", type=float, metavar="F", help="frames per second (GIF, video, BVH, glTF)")
+    when = p.add_mutually_exclusive_group()
+    when.add_argument("--time", type=float, metavar="T", help="one frame at T seconds into the loop (png, svg)")
+    when.add_argument("--phase", type=int, metavar="N", help="one frame at the end of the N-th step, from 1 (png, svg)")
+    p.add_argument("--view", choices=["side", "front", "auto"], default="auto", help="camera (default: auto)")
+    p.add_argument("--avatar", metavar="A", help="the body (avatar1, avatar2, ...)")
+    p.add_argument("--flip", action="store_true", help="mirror left and right")
+    p.add_argument("--renderer", choices=["3d", "2d"],
+                   help="3d: the real player in headless Chromium (default for png, gif, video); 2d: the poster's figure")
+    p.add_argument("--equipment", metavar="ITEMS", help="equipment words drawn on the figure (as the fence attribute)")
+    p.add_argument("--mid", action="store_true", help="contact sheet: also the middle of each step")
+
     p = sub.add_parser("fmt", help="rewrite Posecode in its one canonical layout (.posecode files and fences in .md)")
     p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders (.posecode, .md)")
     p.add_argument("--check", action="store_true",
