@@ -218,14 +218,17 @@ def _carry(st: DocState, a: Analysis) -> None:
         a.page = st.page[1]
 
 
-def publish(ls: PosecodeLanguageServer, st: DocState) -> None:
+def publish(ls: PosecodeLanguageServer, st: DocState, solved: bool = False) -> None:
+    """Publish the document's diagnostics with its version; the same list for the same version is
+    not sent twice, except when ``solved`` (the debounced solve of this version ended: an editor or
+    script waiting for the kinematic result learns it came, clean or not)."""
     if ls.stopping or st.closed or st.analysis is None:
         return
     a = st.analysis
     enc = ls.encoding
     diags = [convert.diagnostic(a.lines, d, enc) for d in all_diagnostics(a)]
     stamp = (a.version, repr(diags))
-    if stamp == st.published:
+    if stamp == st.published and not solved:
         return
     st.published = stamp
     ls.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri=st.uri, version=a.version,
@@ -286,7 +289,7 @@ async def _slow(ls: PosecodeLanguageServer, st: DocState, a: Analysis) -> None:
         _carry(st, a)
         if st.markdown and a.page is None:
             a.page = []
-        publish(ls, st)
+        publish(ls, st, solved=True)
     except asyncio.CancelledError:
         pass
     except Exception:

@@ -166,3 +166,20 @@ async def test_requests_on_unknown_documents_answer_nothing(client):
     assert await client.text_document_document_symbol_async(T.DocumentSymbolParams(text_document=td)) in (None, [])
     assert not await client.text_document_formatting_async(T.DocumentFormattingParams(
         text_document=td, options=T.FormattingOptions(tab_size=2, insert_spaces=True)))
+
+
+async def test_a_clean_solve_is_published_too(client, tmp_path):
+    """A clean document is published at once (the parser's answer) and again when its debounced
+    solve ends, with the same version: a client waiting for the kinematic result learns it came
+    (clean), instead of waiting for a publish that never arrives."""
+    uri = uri_of(tmp_path / "nod.posecode")
+    since = len(client.published)
+    open_doc(client, uri, 'posecode posture "Nod"\n  rig humanoid\n  step "Nod" 1s settle:\n    neck: flex 15\n'
+                          '  step "Up" 1s settle:\n    neck: flex 0\n')
+    await wait_publish(client, uri, lambda p: p.version == 1, since=since)
+    await wait_publish(client, uri, lambda p: p.version == 1 and len(publishes(client, uri, since)) >= 2,
+                       since=since)
+    sent = publishes(client, uri, since)
+    assert [p.version for p in sent[:2]] == [1, 1], sent
+    assert [list(p.diagnostics) for p in sent[:2]] == [[], []], sent
+    close_doc(client, uri)
