@@ -1,0 +1,251 @@
+"""The core of ``posecode-ssg export`` (issue 25): the format from OUT's suffix, the frame time of
+--phase / --time, Markdown pages with several fences, --fence N, documents with errors reported
+as ``check`` reports them, atomic writing, the lazy session."""
+
+from __future__ import annotations
+
+import argparse
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from posecode_ssg.cli import build_parser
+from posecode_ssg.commands.export import resolve_format, run
+from posecode_ssg.export import ExportError, ExportOptions, ExportSession, frame_time, load_documents, write_atomic
+from posecode_ssg.export.core import atomic_output
+
+SQUAT = textwrap.dedent('''\
+    posecode exercise "Half Squat"
+      rig humanoid
+      pose start = standing
+
+      step "Sit back" 1.5s settle:
+        hips: flex 60
+        knees: flex 70
+        ankles: dorsiflex 20
+        ground-lock: feet
+
+      step "Stand up" 1.2s settle:
+        hips: flex 0
+        knees: flex 0
+        ankles: dorsiflex 0
+        ground-lock: feet
+    ''')
+
+NOD = textwrap.dedent('''\
+    posecode exercise "Neck Nod"
+      rig humanoid
+      pose start = standing
+
+      step "Nod down" 1s settle:
+        neck: flex 20
+        ground-lock: feet
+    ''')
+
+BROKEN = textwrap.dedent('''\
+    posecode exercise "Broken"
+      rig humanoid
+      pose start = standing
+
+      step "Bend" 1s settle:
+        elbw_left: flex 30
+    ''')
+
+
+def page(*bodies: str) -> str:
+    text = "---\ntitle: Two movements\n---\n\n# Two\n\n"
+    for b in bodies:
+        text += "Some words.\n\n```posecode\n" + b + "```\n\n"
+    return text
+
+
+def args(*argv: str):
+    return build_parser().parse_args(["export", *argv])
+
+
+def opts_of(**kw) -> ExportOptions:
+    base = dict(fmt="svg", out=Path("x.svg"))
+    base.update(kw)
+    return ExportOptions(**base)
+
+
+@pytest.mark.parametrize("name, fmt", [("a.png", "png"), ("a.SVG", "svg"), ("a.gif", "gif"), ("a.webm", "webm"),
+                                       ("a.mp4", "mp4"), ("a.bvh", "bvh"), ("a.gltf", "gltf"), ("a.glb", "glb")])
+def test_format_comes_from_the_suffix(tmp_path, name, fmt):
+    assert resolve_format(None, tmp_path / name) == (fmt, None)
+
+
+def test_format_option_wins_and_sheet_only_by_option(tmp_path):
+    assert resolve_format("sheet", tmp_path / "a.png")[0] == "sheet"
+    assert resolve_format(None, tmp_path / "a.png")[0] == "png"
+
+
+def test_unknown_suffix_is_a_usage_error(tmp_path, capsys):
+    src = tmp_path / "squat.posecode"
+    src.write_text(SQUAT)
+    assert run(args(str(src), "-o", str(tmp_path / "out.jpeg"))) == 2
+    assert "unknown output suffix '.jpeg'" in capsys.readouterr().err
+    assert not (tmp_path / "out.jpeg").exists()
+
+
+def test_phase_is_the_end_of_the_nth_step_from_one(tmp_path):
+    src = tmp_path / "squat.posecode"
+    src.write_text(SQUAT)
+    (doc,), failed, problems = load_documents([str(src)])
+    assert not failed and not problems
+    assert doc.name == "Half Squat" and doc.fence_line is None
+    # the durations written in the source: 1.5 s then 1.2 s
+    assert frame_time(doc, opts_of(phase=1)) == pytest.approx(1.5)
+    assert frame_time(doc, opts_of(phase=2)) == pytest.approx(2.7)
+    assert frame_time(doc, opts_of(time=0.4)) == pytest.approx(0.4)
+    # the poster frame: the deepest squat, the end of step 1
+    assert frame_time(doc, opts_of()) == pytest.approx(1.5)
+    with pytest.raises(ExportError, match="has 2 steps"):
+        frame_time(doc, opts_of(phase=3))
+    with pytest.raises(ExportError, match="outside the loop"):
+        frame_time(doc, opts_of(time=doc.duration + 1))
+
+
+def test_markdown_page_with_two_fences_writes_one_file_each_named_after_the_movement(tmp_path, capsys):
+    md = tmp_path / "page.md"
+    md.write_text(page(SQUAT, NOD))
+    out = tmp_path / "out"
+    assert run(args(str(md), "-o", str(out), "--format", "svg")) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["half-squat.svg", "neck-nod.svg"]
+    printed = capsys.readouterr().out.splitlines()
+    assert len(printed) == 2 and all(line.startswith("wrote ") for line in printed)
+
+
+def test_fence_n_picks_one_fence(tmp_path):
+    md = tmp_path / "page.md"
+    md.write_text(page(SQUAT, NOD))
+    out = tmp_path / "nod.svg"
+    assert run(args(str(md), "-o", str(out), "--fence", "2")) == 0
+    assert "Neck Nod" in out.read_text()
+    assert run(args(str(md), "-o", str(tmp_path / "x.svg"), "--fence", "3")) == 2
+    assert not (tmp_path / "x.svg").exists()
+
+
+def test_same_names_are_made_unique(tmp_path):
+    md = tmp_path / "page.md"
+    md.write_text(page(NOD, NOD))
+    assert run(args(str(md), "-o", str(tmp_path / "o"), "--format", "svg")) == 0
+    assert sorted(p.name for p in (tmp_path / "o").iterdir()) == ["neck-nod-2.svg", "neck-nod.svg"]
+
+
+def test_errors_are_reported_as_check_reports_them_exit_1_nothing_written(tmp_path, capsys):
+    md = tmp_path / "page.md"
+    md.write_text(page(BROKEN))
+    out = tmp_path / "broken.svg"
+    assert run(args(str(md), "-o", str(out))) == 1
+    err = capsys.readouterr().err
+    # the fence's body starts at line 10 of the page (front matter 3 lines, heading, words, fence)
+    lines = md.read_text().split("\n")
+    row = next(i for i, l in enumerate(lines, 1) if "elbw_left" in l)
+    col = lines[row - 1].index("elbw_left") + 1
+    assert f"page.md:{row}:{col}: error[" in err
+    assert "elbw_left" in err
+    assert not out.exists()
+
+
+def test_a_broken_document_does_not_stop_the_others(tmp_path):
+    md = tmp_path / "page.md"
+    md.write_text(page(SQUAT, BROKEN))
+    out = tmp_path / "o"
+    assert run(args(str(md), "-o", str(out), "--format", "svg")) == 1
+    assert [p.name for p in out.iterdir()] == ["half-squat.svg"]
+
+
+def test_several_documents_into_one_file_is_a_usage_error(tmp_path):
+    md = tmp_path / "page.md"
+    md.write_text(page(SQUAT, NOD))
+    assert run(args(str(md), "-o", str(tmp_path / "one.svg"))) == 2
+    assert not (tmp_path / "one.svg").exists()
+
+
+def test_atomic_write_leaves_nothing_on_failure(tmp_path):
+    out = tmp_path / "a.png"
+    with pytest.raises(RuntimeError):
+        with atomic_output(out) as tmp:
+            tmp.write_bytes(b"partial")
+            raise RuntimeError("boom")
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(ExportError):
+        with atomic_output(out):
+            pass   # nothing written: no 0-byte file
+    assert list(tmp_path.iterdir()) == []
+    out.write_bytes(b"old")
+    write_atomic(out, b"new")
+    assert out.read_bytes() == b"new" and list(tmp_path.iterdir()) == [out]
+
+
+def test_a_failing_writer_leaves_no_file(tmp_path, monkeypatch):
+    import posecode_ssg.motion.poster as poster
+
+    def boom(*a, **k):
+        raise ExportError("drawing failed")
+
+    monkeypatch.setattr(poster, "render_poster", boom)
+    src = tmp_path / "squat.posecode"
+    src.write_text(SQUAT)
+    assert run(args(str(src), "-o", str(tmp_path / "s.svg"))) == 1
+    assert [p.name for p in tmp_path.iterdir()] == ["squat.posecode"]
+
+
+def test_the_session_starts_no_browser_for_2d_formats(tmp_path, monkeypatch):
+    import posecode_ssg.evaluate.sampler as sampler
+
+    class NoBrowser:
+        def __init__(self, *a, **k):
+            raise AssertionError("a browser was started")
+
+    monkeypatch.setattr(sampler, "RuntimePage", NoBrowser)
+    src = tmp_path / "squat.posecode"
+    src.write_text(SQUAT)
+    for name, extra in (("a.svg", []), ("b.png", ["--renderer", "2d"]), ("c.svg", ["--format", "sheet"]),
+                        ("d.png", ["--format", "sheet"])):
+        assert run(args(str(src), "-o", str(tmp_path / name), *extra)) == 0
+        assert (tmp_path / name).stat().st_size > 0
+
+
+def test_session_without_browser_is_unavailable_with_the_install_hint(monkeypatch):
+    import posecode_ssg.evaluate.sampler as sampler
+    from posecode_ssg.evaluate.browser import INSTALL_HINT, BrowserUnavailable
+    from posecode_ssg.export import ExportUnavailable
+
+    class NoBrowser:
+        def __init__(self, *a, **k):
+            pass
+
+        def __enter__(self):
+            raise BrowserUnavailable(f"no Chromium browser found; {INSTALL_HINT}")
+
+    monkeypatch.setattr(sampler, "RuntimePage", NoBrowser)
+    with ExportSession() as s:
+        with pytest.raises(ExportUnavailable, match="apt-get install chromium"):
+            s.runtime()
+        assert not s.started
+
+
+def test_missing_writer_module_says_not_available(tmp_path, capsys):
+    import importlib.util
+
+    if importlib.util.find_spec("posecode_ssg.export.bvh") is not None:
+        pytest.skip("the BVH writer exists in this tree")
+    src = tmp_path / "squat.posecode"
+    src.write_text(SQUAT)
+    assert run(args(str(src), "-o", str(tmp_path / "a.bvh"))) == 2
+    assert "not available in this version" in capsys.readouterr().err
+
+
+def test_many_documents_in_worker_processes_each_get_their_file(tmp_path):
+    files = []
+    for n in "ABCDE":
+        p = tmp_path / f"{n}.posecode"
+        p.write_text(NOD.replace("Neck Nod", f"Nod {n}"))
+        files.append(str(p))
+    out = tmp_path / "o"
+    assert run(args(*files, "-o", str(out), "--format", "svg")) == 0
+    assert sorted(p.name for p in out.iterdir()) == [f"nod-{n}.svg" for n in "abcde"]
+    assert all(f"Nod {n}" in (out / f"nod-{n.lower()}.svg").read_text() for n in "ABCDE")
