@@ -323,13 +323,19 @@ def test_resize_and_device_pixel_ratio(browser, runtime_site):
     page.goto(url)
     page.evaluate(READY_ALL)
     page.evaluate("posecode.frame()")
-    page.evaluate("posecode.frame()")
+    # sized once the ResizeObserver has reported the box (on a loaded machine that can take more
+    # than the first two frames)
+    page.wait_for_function("(() => { const f = document.getElementById('a'); "
+                           "return Math.abs(f.canvas.width - 2 * f.view.clientWidth) <= 1; })()", timeout=10000)
     css_w = page.evaluate("document.getElementById('a').view.clientWidth")
     w = page.evaluate("document.getElementById('a').canvas.width")
     assert w == pytest.approx(2 * css_w, abs=1)
     page.set_viewport_size({"width": 400, "height": 600})
     for _ in range(4):
         page.evaluate("posecode.frame()")
+    page.wait_for_function(f"document.getElementById('a').view.clientWidth < {css_w} && (() => {{ "
+                           "const f = document.getElementById('a'); "
+                           "return Math.abs(f.canvas.width - 2 * f.view.clientWidth) <= 1; }})()", timeout=10000)
     css_w2 = page.evaluate("document.getElementById('a').view.clientWidth")
     assert css_w2 < css_w
     assert page.evaluate("document.getElementById('a').canvas.width") == pytest.approx(2 * css_w2, abs=1)
