@@ -334,8 +334,8 @@ def test_resize_and_device_pixel_ratio(browser, runtime_site):
     for _ in range(4):
         page.evaluate("posecode.frame()")
     page.wait_for_function(f"document.getElementById('a').view.clientWidth < {css_w} && (() => {{ "
-                           "const f = document.getElementById('a'); "
-                           "return Math.abs(f.canvas.width - 2 * f.view.clientWidth) <= 1; }})()", timeout=10000)
+                           f"const f = document.getElementById('a'); "
+                           f"return Math.abs(f.canvas.width - 2 * f.view.clientWidth) <= 1; }})()", timeout=10000)
     css_w2 = page.evaluate("document.getElementById('a').view.clientWidth")
     assert css_w2 < css_w
     assert page.evaluate("document.getElementById('a').canvas.width") == pytest.approx(2 * css_w2, abs=1)
