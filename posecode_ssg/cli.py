@@ -87,6 +87,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="3d: the real player in headless Chromium (default for png, gif, video); 2d: the poster's figure")
     p.add_argument("--equipment", metavar="ITEMS", help="equipment words drawn on the figure (as the fence attribute)")
     p.add_argument("--mid", action="store_true", help="contact sheet: also the middle of each step")
+    p.add_argument("--loops", type=int, metavar="N",
+                   help="BVH and glTF: N loops one after another, the turns and travel carried on (default 1)")
 
     p = sub.add_parser("fmt", help="rewrite Posecode in its one canonical layout (.posecode files and fences in .md)")
     p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders (.posecode, .md)")

@@ -80,6 +80,7 @@ class ExportOptions:
     renderer: str | None = None
     equipment: tuple[str, ...] | None = None
     mid: bool = False
+    loops: int = 1   # BVH and glTF: how many loops one after another (``--loops``)
 
     @classmethod
     def from_args(cls, args, fmt: str) -> "ExportOptions":
@@ -104,7 +105,17 @@ class ExportOptions:
                    time=getattr(args, "time", None), phase=getattr(args, "phase", None),
                    view=getattr(args, "view", None) or "auto", avatar=avatar,
                    flip=bool(getattr(args, "flip", False)), renderer=getattr(args, "renderer", None),
-                   equipment=equipment, mid=bool(getattr(args, "mid", False)))
+                   equipment=equipment, mid=bool(getattr(args, "mid", False)),
+                   loops=_loops(getattr(args, "loops", None)))
+
+
+def _loops(value) -> int:
+    """``--loops``: a whole number ≥ 1 (default 1); else :class:`ExportError`."""
+    if value is None:
+        return 1
+    if int(value) != value or value < 1:
+        raise ExportError(f"--loops must be a whole number of at least 1, got {value}")
+    return int(value)
 
 
 @dataclass
