@@ -194,3 +194,24 @@ def test_a_failed_png_leaves_no_file(tmp_path, raise_file, monkeypatch):
     monkeypatch.setattr(posterpng, "scene_png", boom)
     assert run(args(str(raise_file), "-o", str(tmp_path / "a.png"), "--renderer", "2d")) == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["raise.posecode"]
+
+
+def test_sheet_labels_draw_accented_letters():
+    """The label font draws é and ł (a movement named "Demi-plié", "Skłon"), not a missing-glyph
+    box: the accented letter's ink differs from the plain one's and reaches above it."""
+    pytest.importorskip("PIL")
+    from PIL import Image, ImageDraw
+
+    from posecode_ssg.export.still import _font
+
+    font = _font(40)
+
+    def ink(text):
+        im = Image.new("L", (80, 80), 255)
+        ImageDraw.Draw(im).text((10, 10), text, font=font, fill=0)
+        return im.getbbox() and Image.eval(im, lambda v: 255 - v).getbbox()
+
+    plain, accented = ink("e"), ink("é")
+    if plain == ink("\uffff"):   # no font with these glyphs on this machine
+        pytest.skip("no label font with Latin glyphs installed")
+    assert accented != plain and accented[1] < plain[1]   # the acute accent above the e
