@@ -14,6 +14,7 @@ The file is TOML (read with the standard library's ``tomllib``), flat keys::
     autoplay = true
     language = "en"
     description = "..."
+    exports = ["card", "gif"]     # social cards and "Download GIF" links (need Chromium; default [])
 
     [taxonomies.muscles]           # extend a built-in taxonomy, or declare a new one
     synonyms = { "rhomboid major" = "rhomboids" }
@@ -38,6 +39,9 @@ from urllib.parse import urlsplit
 CONFIG_NAME = "posecode.toml"
 VIEWS = ("auto", "side", "front")
 THEMES = ("default",)
+#: what ``exports`` may list (docs/export.md, "In the site build"): ``card`` a PNG social card per
+#: exercise page, ``gif`` a "Download GIF" link under each player
+EXPORT_KINDS = ("card", "gif")
 
 
 class PosecodeError(Exception):
@@ -86,6 +90,8 @@ class SiteConfig:
     extra: dict = field(default_factory=dict)
     #: the checked ``[taxonomies.<name>]`` tables (``posecode_ssg.site.vocabularies.check_tables``)
     taxonomies: dict = field(default_factory=dict)
+    #: the exports the build makes (:data:`EXPORT_KINDS`, in that order; default none: no Chromium)
+    exports: tuple[str, ...] = ()
 
     @property
     def base_path(self) -> str:
@@ -116,6 +122,7 @@ _KEYS = {
     "site_name": str, "base_url": str, "content_dir": str, "output_dir": str, "cache_dir": str,
     "theme": str, "theme_dir": str, "strict": bool, "default_avatar": str, "default_view": str,
     "autoplay": bool, "raw_html": bool, "language": str, "description": str, "extra": dict, "taxonomies": dict,
+    "exports": list,
 }
 
 
@@ -219,7 +226,8 @@ def _validate(data: dict, text: str, root: Path, path: Path) -> SiteConfig:
             continue
         expected = _KEYS[key]
         if not isinstance(value, expected) or (expected is not bool and isinstance(value, bool)):
-            tname = {str: "a string", bool: "true or false", dict: "a table"}[expected]
+            tname = {str: "a string", bool: "true or false", dict: "a table",
+                     list: "an array of strings"}[expected]
             problems.append((line, f"'{key}' must be {tname}, got {type(value).__name__} {value!r}"))
             continue
         values[key] = value
@@ -288,6 +296,18 @@ def _validate(data: dict, text: str, root: Path, path: Path) -> SiteConfig:
                          "base_url must be an absolute URL (https://host/path/) or a path starting with '/'"))
     if not base_url.endswith("/"):
         base_url += "/"
+    exports: list[str] = []
+    for item in values.get("exports", []):
+        if not isinstance(item, str):
+            problems.append((_key_line(text, "exports"),
+                             f"'exports' must be an array of strings, got {type(item).__name__} {item!r} in it"))
+        elif item not in EXPORT_KINDS:
+            close = difflib.get_close_matches(item, EXPORT_KINDS, n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            problems.append((_key_line(text, "exports"),
+                             f"unknown export '{item}' in 'exports' (one of {', '.join(EXPORT_KINDS)}){hint}"))
+        elif item not in exports:
+            exports.append(item)
     site_name = values.get("site_name", "Movement library").strip()
     if not site_name:
         problems.append((_key_line(text, "site_name"), "site_name must not be empty"))
@@ -300,4 +320,5 @@ def _validate(data: dict, text: str, root: Path, path: Path) -> SiteConfig:
         autoplay=values.get("autoplay", True), raw_html=values.get("raw_html", False),
         language=values.get("language", "en"),
         description=values.get("description", ""), extra=values.get("extra", {}), taxonomies=taxonomies,
+        exports=tuple(k for k in EXPORT_KINDS if k in exports),
     )

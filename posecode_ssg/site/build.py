@@ -37,6 +37,7 @@ from posecode_ssg.site.cards import Cards
 from posecode_ssg.site.compilation import Compilation, Compiling, figure_options
 from posecode_ssg.site.context import RUNTIME_BUNDLE, SiteContext
 from posecode_ssg.site.digest import sha
+from posecode_ssg.site.exports import Exports
 from posecode_ssg.site.figurecache import FigureCache
 from posecode_ssg.site.figures import CompiledFigure
 from posecode_ssg.site.links import link_diagnostics
@@ -97,8 +98,8 @@ def build_site(config: SiteConfig, *, out_dir: Path | None = None, strict: bool 
     return _Build(config, out_dir, strict, progress, keep_going, in_place).run()
 
 
-class _Build(Incremental, PageSet, PageRecords, Compiling, ParallelPages, SiteContext, Cards, PageHTML,
-             Programs, Listings, Writing):
+class _Build(Incremental, PageSet, PageRecords, Compiling, ParallelPages, SiteContext, Cards, Exports,
+             PageHTML, Programs, Listings, Writing):
     """One build. Its state lives here; its steps live in the modules of its bases, one
     responsibility each:
 
@@ -109,6 +110,7 @@ class _Build(Incremental, PageSet, PageRecords, Compiling, ParallelPages, SiteCo
     - :class:`~posecode_ssg.site.workers.ParallelPages`: the page workers' share of it all;
     - :class:`~posecode_ssg.site.context.SiteContext`: assets, navigation, URLs, template context;
     - :class:`~posecode_ssg.site.cards.Cards`: cards, card posters and the search index;
+    - :class:`~posecode_ssg.site.exports.Exports`: social cards and GIFs (``exports``, only when set);
     - :class:`~posecode_ssg.site.pagehtml.PageHTML`: content pages rendered;
     - :class:`~posecode_ssg.site.programpages.Programs`: programs' exercises, handouts, cards;
     - :class:`~posecode_ssg.site.listings.Listings`: home, sections, taxonomies, 404, sitemap;
@@ -131,6 +133,8 @@ class _Build(Incremental, PageSet, PageRecords, Compiling, ParallelPages, SiteCo
         self.assets: dict[str, str] = {}
         self.figures: dict[str, CompiledFigure] = {}
         self.posters: dict[str, str] = {}  # figure key -> poster SVG of cards (from page workers)
+        # social cards (src_uri -> {url, alt, width, height}) and GIFs (figure key -> {url, name})
+        self.export_urls: dict[str, dict] = {"card": {}, "gif": {}}
         self.terms: dict[tuple[str, str], dict] = {}  # (taxonomy, term) -> {slug, label, url}
         self.urls: dict[str, str] = {}  # site-relative path -> URL (see url())
         self.page_workers: PageWorkers | None = None
@@ -204,6 +208,10 @@ class _Build(Incremental, PageSet, PageRecords, Compiling, ParallelPages, SiteCo
         self._make_pages(context, old_pages, old_outputs)
         if (result.errors or (self.strict and result.warnings)) and not self.keep_going:
             return
+        if config.exports:   # (site/exports.py; never imported nor run without)
+            self._lap("exports", self._make_exports)
+            if (result.errors or (self.strict and result.warnings)) and not self.keep_going:
+                return
         self._lap("prepare", self._prepare_context)
         if self.page_workers is not None:  # they render and write their pages from now on
             self._dispatch_pages(self.to_render)

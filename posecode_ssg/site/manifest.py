@@ -19,6 +19,7 @@ from pathlib import Path
 
 from posecode_ssg.site.content import INDEX_NAMES, Page
 from posecode_ssg.site.digest import json_bytes, sha
+from posecode_ssg.site.exports import export_fingerprint
 from posecode_ssg.site.figures import compiler_fingerprint
 from posecode_ssg.site.links import LinkRec
 from posecode_ssg.site.result import PageSummary, as_diagnostic, bucket_of
@@ -67,6 +68,8 @@ class Incremental:
             json.dumps(config.extra, sort_keys=True, default=str), json.dumps(config.taxonomies, sort_keys=True),
             self.theme.fingerprint(),
             compiler_fingerprint(), site_fingerprint(), sha(self.runtime) if self.runtime else None,
+            # cards and GIFs (site/exports.py): their code shapes the pages' links and images
+            *([list(config.exports), export_fingerprint()] if config.exports else []),
         ]).encode())
 
     def _static_state(self) -> list:

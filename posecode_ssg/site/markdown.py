@@ -174,6 +174,9 @@ class PosecodeEnv:
     src_lines: list[str] = field(default_factory=list)
     reported: set[int] = field(default_factory=set)
     reps: int | None = None
+    #: figure key -> the markup of its "Download GIF" link, put under its player
+    #: (``exports = ["gif"]``: site/exports.py ``download_html``)
+    downloads: dict = field(default_factory=dict)
 
 
 def _word_column(line: str, message: str) -> int:
@@ -327,9 +330,14 @@ def posecode_plugin(
         if figure is None:
             figure = compile_figure(token.content, _figure_options(token.meta["info"]))
             attach_figure(token, figure, env)
-        return figure_html(figure, token.meta["info"], token.meta["id"], default_view=default_view,
-                           autoplay=autoplay, source=token.content, reps=posecode_env(env).reps,
-                           first_line=token.map[0] + 2 if token.map else 1)
+        pc = posecode_env(env)
+        out = figure_html(figure, token.meta["info"], token.meta["id"], default_view=default_view,
+                          autoplay=autoplay, source=token.content, reps=pc.reps,
+                          first_line=token.map[0] + 2 if token.map else 1)
+        link = pc.downloads.get(getattr(figure, "key", None)) if pc.downloads else None
+        if link is not None and not figure.errors:
+            out += link
+        return out
 
     md.core.ruler.after("normalize", "posecode_bom", _strip_bom)
     md.core.ruler.after("block", "posecode_fences", fences_rule)

@@ -27,10 +27,27 @@ class PageHTML:
             return tokens[:i] + tokens[i + 3:]
         return tokens
 
+    def _download_links(self) -> dict[str, str]:
+        """Figure key -> the markup of its "Download GIF" link (made once a build; ``{}`` without
+        GIF exports)."""
+        links = getattr(self, "_download_markup", None)
+        if links is None or links[0] is not self.export_urls["gif"]:
+            gifs = self.export_urls["gif"]
+            if gifs:
+                from posecode_ssg.site.exports import download_html
+
+                links = (gifs, {key: download_html(link) for key, link in gifs.items()})
+            else:
+                links = (gifs, {})
+            self._download_markup = links
+        return links[1]
+
     def _render_page(self, page: Page) -> str:
         rewrite_links(page, self.link_index, self.url)
         if page.env:   # the figures count to the page's front matter reps (data-reps)
-            posecode_env(page.env).reps = rep_target(page.meta)
+            pc = posecode_env(page.env)
+            pc.reps = rep_target(page.meta)
+            pc.downloads = self._download_links()   # "Download GIF" under the players (site/exports.py)
         tokens = self._body_tokens(page)
         body = self.md.renderer.render(tokens, self.md.options, page.env)
         rec = self.records[page.src_uri]
@@ -41,6 +58,7 @@ class PageHTML:
                "figures": len(rec["figures"]), "breadcrumbs": self._breadcrumbs(page.url),
                "prescription": prescription_lines(page.meta),
                "toc": toc if len(toc) >= 2 else [],   # "On this page" (site/markdownext.py)
+               "card": self.export_urls["card"].get(page.src_uri),   # social card (partials/social.html)
                **self._meta_ctx(page.meta)}
         if page.is_index:
             return self._render_section(page.url, page=page, body=Markup(body))

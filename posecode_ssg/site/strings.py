@@ -81,6 +81,8 @@ UI: Mapping[str, str] = MappingProxyType({
     "not_found.home_link": "Go to the library home",
     # cards (site/cards.py)
     "card.poster_alt": "Poster of {title}",
+    # the social card of an exercise page (site/exports.py, partials/social.html): its og:image:alt
+    "card.image_alt": "{title}: the movement at its key pose",
     # Posecode figures in pages (site/markdown.py)
     "figure.default_title": "Posecode figure",
     "figure.errors_heading": "This Posecode block has errors",
@@ -88,6 +90,7 @@ UI: Mapping[str, str] = MappingProxyType({
     "figure.repeat": " · repeat ×{count}",
     "figure.duration": "{seconds:g} s",
     "figure.steps_label": "Steps of {title}",
+    "figure.download_gif": "Download GIF",
     # prescriptions (site/prescription.py): the page's box, the card's dose line, the search text
     "prescription.heading": "Prescription",
     "prescription.dose": "Dose",

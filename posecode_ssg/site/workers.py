@@ -299,7 +299,7 @@ class ParallelPages:
     def _render_share(self, share: list[Page], context: dict, tick) -> int:
         """Render this worker's pages named in ``context["uris"]`` with the site-wide context
         and write them into the staging folder. Returns the number of pages written."""
-        for name in ("site_ctx", "nav", "assets", "runtime_url", "rig_url", "section_titles"):
+        for name in ("site_ctx", "nav", "assets", "runtime_url", "rig_url", "section_titles", "export_urls"):
             setattr(self, name, context[name])
         if context["drafts"]:
             self._drop_drafts(context["drafts"])
@@ -329,7 +329,7 @@ class ParallelPages:
         shared = {page.src_uri for page in pages if page.src_uri in pool.assigned}
         context = {"uris": shared, "staging": str(self._staging()), "site_ctx": self.site_ctx, "nav": self.nav,
                    "assets": self.assets, "runtime_url": self.runtime_url, "rig_url": self.rig_url,
-                   "section_titles": self.section_titles, "drafts": self.drafts}
+                   "section_titles": self.section_titles, "drafts": self.drafts, "export_urls": self.export_urls}
         # each worker also writes the card posters of the pages it renders (this process would
         # write them after its own pages, while the workers, done, wait)
         posters: list[dict[str, str]] = [{} for _ in pool.shares]
