@@ -354,24 +354,10 @@ def sheet_svg(doc: ExportDoc, cells, width: int | None = None, height: int | Non
     return sized_svg("\n".join(parts), width, height)
 
 
-#: fonts tried, in order, for labels drawn with Pillow: ones that cover Latin, Greek and Cyrillic
-#: (movement names in Polish, French, German: Pillow's bundled default lacks é, ł, ß)
-LABEL_FONTS = ("DejaVuSans.ttf", "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "LiberationSans-Regular.ttf",
-               "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf", "Arial.ttf")
-
-
 def _font(px: int):
-    from PIL import ImageFont
+    from posecode_ssg.motion.posterpng import label_font
 
-    for name in LABEL_FONTS:
-        try:
-            return ImageFont.truetype(name, px)
-        except OSError:
-            continue
-    try:
-        return ImageFont.load_default(size=px)
-    except TypeError:   # Pillow < 10.1: the bitmap font, one size
-        return ImageFont.load_default()
+    return label_font(px)
 
 
 def sheet_png(doc: ExportDoc, cells, width: int | None = None, height: int | None = None) -> bytes:

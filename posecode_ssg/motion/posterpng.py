@@ -174,3 +174,26 @@ def render_poster_png(program, *, view: str | None = None, flip: bool = False, f
     props = prop_prims(program.props, view, flip)
     items = _frame_items(program, index, view, flip)
     return scene_png(figure, props, items, width=width, height=height)
+
+
+#: fonts tried, in order, for text drawn with Pillow (contact-sheet labels, social cards): ones
+#: that cover Latin, Greek and Cyrillic, for movement names in Polish, French or German (Pillow's
+#: bundled default font lacks é, ł, ß)
+LABEL_FONTS = ("DejaVuSans.ttf", "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "LiberationSans-Regular.ttf",
+               "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf", "Arial.ttf")
+
+
+def label_font(px: int):
+    """A Pillow font of ``px`` pixels: the first of :data:`LABEL_FONTS` installed, else Pillow's
+    bundled one."""
+    from PIL import ImageFont
+
+    for name in LABEL_FONTS:
+        try:
+            return ImageFont.truetype(name, px)
+        except OSError:
+            continue
+    try:
+        return ImageFont.load_default(size=px)
+    except TypeError:   # Pillow < 10.1: the bitmap font, one size
+        return ImageFont.load_default()

@@ -147,12 +147,9 @@ def poster_index(samples: list[dict]) -> int:
 
 @lru_cache(maxsize=8)
 def _font(px: int):
-    from PIL import ImageFont
+    from posecode_ssg.motion.posterpng import label_font
 
-    try:
-        return ImageFont.load_default(size=px)
-    except TypeError:   # Pillow < 10.1: the bitmap font, one size
-        return ImageFont.load_default()
+    return label_font(px)
 
 
 def _wrap(draw, text: str, font, width: int) -> list[str]:
