@@ -348,3 +348,34 @@ def test_speed_5s_gif_480x360_15fps(tmp_path):
     _frames, delays, _ = _gif_frames(out)
     assert len(delays) == 75 and sum(delays) == 500
     assert took < 12.0, f"{took:.1f} s"
+
+
+@needs_browser
+@pytest.mark.parametrize("fmt", ["mp4", "webm"])
+def test_video_plays_in_chromium(session, tmp_path, fmt):
+    """The written file plays in a ``<video>`` element of the run's Chromium (ex-video-size-pixfmt
+    items 3-4): it reaches HAVE_ENOUGH_DATA with the file's size and no decode error."""
+    import functools
+    import http.server
+    import threading
+
+    out = tmp_path / f"raise.{fmt}"
+    doc, opts = _doc(RAISE, fmt, out, width=320, height=180, fps=30)
+    write_video(doc, opts, out, session)
+    (tmp_path / "v.html").write_text(f'<video src="raise.{fmt}" muted playsinline></video>', encoding="utf-8")
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path))
+    handler.log_message = lambda *a: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    page = session.browser.new_page()
+    try:
+        page.goto(f"http://127.0.0.1:{server.server_address[1]}/v.html")
+        page.evaluate("document.querySelector('video').play().catch(() => {})")
+        page.wait_for_function("document.querySelector('video').readyState === 4 || !!document.querySelector('video').error",
+                               timeout=15000)
+        state = page.evaluate("(() => { const v = document.querySelector('video'); "
+                              "return {error: v.error && v.error.code, w: v.videoWidth, h: v.videoHeight}; })()")
+        assert state == {"error": None, "w": 320, "h": 180}
+    finally:
+        page.close()
+        server.shutdown()
