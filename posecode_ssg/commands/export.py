@@ -44,16 +44,21 @@ def _usage(msg: str) -> int:
 def resolve_format(fmt: str | None, out: Path) -> tuple[str | None, str | None]:
     """``(format, problem)``: ``--format``, else OUT's suffix (.png .svg .gif .webm .mp4 .bvh
     .gltf .glb; a contact sheet only with ``--format sheet``)."""
-    if fmt:
-        return fmt, None
     suffix = out.suffix.lower()
+    if fmt:
+        wanted = (".png", ".svg") if fmt == "sheet" else (FORMAT_SUFFIX[fmt],)
+        if suffix and not out.is_dir() and suffix not in wanted:
+            # PNG data in a .jpg, or a GIF named .mp4, would open as a broken file
+            return None, (f"{out} ends in '{out.suffix}' but --format {fmt} writes "
+                          f"{' or '.join(wanted)}: name the file {out.with_suffix(wanted[0]).name}")
+        return fmt, None
     if suffix in SUFFIX_FORMATS and not out.is_dir():
         return SUFFIX_FORMATS[suffix], None
     if not suffix or out.is_dir():
         return None, (f"cannot tell the format of {out} (a folder): give --format "
                       f"({'|'.join(FORMAT_SUFFIX)})")
-    return None, (f"unknown output suffix '{out.suffix}' of {out} (one of {' '.join(SUFFIX_FORMATS)}, "
-                  f"or give --format)")
+    return None, (f"unknown output suffix '{out.suffix}' of {out} (one of {' '.join(SUFFIX_FORMATS)}; "
+                  f"a contact sheet: --format sheet with .png or .svg)")
 
 
 def output_paths(docs: list[ExportDoc], out: Path, fmt: str, to_folder: bool) -> list[Path]:
@@ -62,8 +67,9 @@ def output_paths(docs: list[ExportDoc], out: Path, fmt: str, to_folder: bool) ->
     if not to_folder:
         return [out]
     suffix = FORMAT_SUFFIX[fmt]
-    if fmt == "sheet" and out.suffix.lower() in (".png", ".svg") and not out.is_dir():
-        suffix = out.suffix.lower()
+    if fmt == "sheet":   # "-sheet": beside the still SVG or PNG of the same movement in that folder
+        suffix = "-sheet" + (out.suffix.lower() if out.suffix.lower() in (".png", ".svg") and not out.is_dir()
+                             else suffix)
     used: set[str] = set()
     paths = []
     for doc in docs:

@@ -390,6 +390,11 @@ def atomic_output(out: Path) -> Iterator[Path]:
         yield tmp
         if not tmp.exists() or tmp.stat().st_size == 0:
             raise ExportError(f"{out}: nothing was written")
+        # mkstemp makes the file private (0600); a written export gets the mode any new file gets
+        # (0644 under the usual umask 022): it is meant to be sent, served or imported
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, out)
     finally:
         with contextlib.suppress(OSError):

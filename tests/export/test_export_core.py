@@ -249,3 +249,36 @@ def test_many_documents_in_worker_processes_each_get_their_file(tmp_path):
     assert run(args(*files, "-o", str(out), "--format", "svg")) == 0
     assert sorted(p.name for p in out.iterdir()) == [f"nod-{n}.svg" for n in "abcde"]
     assert all(f"Nod {n}" in (out / f"nod-{n.lower()}.svg").read_text() for n in "ABCDE")
+
+
+def test_format_option_must_agree_with_the_suffix(tmp_path, capsys):
+    """``-o gs.jpg --format png`` would write PNG data into a .jpg: refused, naming the file to use."""
+    src = tmp_path / "squat.posecode"
+    src.write_text(SQUAT)
+    assert run(args(str(src), "-o", str(tmp_path / "gs.jpg"), "--format", "png", "--renderer", "2d")) == 2
+    assert "name the file gs.png" in capsys.readouterr().err and not (tmp_path / "gs.jpg").exists()
+
+
+def test_sheets_and_stills_of_one_movement_share_a_folder(tmp_path):
+    """A folder gets ``<movement>.svg`` for the still and ``<movement>-sheet.svg`` for the contact
+    sheet: the second export does not overwrite the first."""
+    src = tmp_path / "squat.posecode"
+    src.write_text(SQUAT)
+    out = tmp_path / "out"
+    out.mkdir()
+    assert run(args(str(src), "-o", str(out), "--format", "svg")) == 0
+    assert run(args(str(src), "-o", str(out), "--format", "sheet")) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["half-squat-sheet.svg", "half-squat.svg"]
+
+
+def test_written_files_get_the_usual_mode(tmp_path):
+    """An export is meant to be sent or served: its mode is what any new file gets under the umask
+    (0644 under 022), not the temporary file's private 0600."""
+    import os
+
+    old = os.umask(0o022)
+    try:
+        write_atomic(tmp_path / "a.txt", "x")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "a.txt").stat().st_mode & 0o777 == 0o644
