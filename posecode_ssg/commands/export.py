@@ -229,6 +229,9 @@ def _progress(total: int):
         from tqdm import tqdm
     except ImportError:   # pragma: no cover - tqdm is a dependency
         return None
+    # no monitor thread (tqdm's default starts one that lives as long as the process): a bar
+    # refreshed on each update is enough here
+    tqdm.monitor_interval = 0
     return tqdm(total=total, unit="file", desc="export", file=sys.stderr, delay=1.0, leave=False,
                 disable=None if total else True)
 

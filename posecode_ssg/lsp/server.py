@@ -117,7 +117,10 @@ class Worker:
 
     def _loop(self) -> None:
         while True:
-            fn, loop, fut = self.jobs.get()
+            job = self.jobs.get()
+            if job is None:   # stop()
+                return
+            fn, loop, fut = job
             try:
                 result, error = fn(), None
             except BaseException as exc:  # noqa: BLE001 - handed to the awaiting coroutine
@@ -126,6 +129,10 @@ class Worker:
                 loop.call_soon_threadsafe(_settle, fut, result, error)
             except RuntimeError:   # the loop is closed: the server is exiting
                 return
+
+    def stop(self) -> None:
+        """End the thread once the jobs queued before this call are done."""
+        self.jobs.put(None)
 
     def run(self, fn: Callable[[], Any]) -> asyncio.Future:
         loop = asyncio.get_running_loop()

@@ -49,5 +49,10 @@ def test_server_errors_are_logged_not_shown(monkeypatch):
     ls = create_server()
     shown = []
     monkeypatch.setattr(ls, "window_show_message", lambda params: shown.append(params))
-    ls.report_server_error(RuntimeError("boom"), FeatureNotificationError)
-    assert shown == []
+    try:
+        ls.report_server_error(RuntimeError("boom"), FeatureNotificationError)
+        assert shown == []
+    finally:   # no worker thread outlives the test (a threaded process does not fork page workers)
+        for worker in (ls.solver, ls.fixer):
+            worker.stop()
+            worker.thread.join(timeout=5)

@@ -1,6 +1,7 @@
 """Exports in the site build with the real headless Chromium (issue 25 item 3): the social card is
 a 1200×630 PNG of the runtime's figure, the GIF one loop at 15 fps (tests/site/test_exports.py
-covers the rest with the browser replaced)."""
+covers the rest with the browser replaced). It starts its own Playwright, so it lives among the
+tests that run before the browser tests' session-wide Playwright (playwright_tests/)."""
 
 from __future__ import annotations
 
