@@ -129,19 +129,29 @@ class Samples:
         return self.lm[:, self.landmarks.index(name)]
 
 
+#: ``posecodeMount(motion, host, view)`` in the runtime page: a ``<posecode-figure>`` holding the
+#: motion JSON inline (its ``data-view`` when given), appended to ``host`` (default ``#host``, else
+#: the body) and returned; the page's scripts (this probe, export's) await its ``ready`` themselves
+MOUNT_JS = """
+window.posecodeMount = (motion, host, view) => {
+  const el = document.createElement('posecode-figure');
+  if (view) el.dataset.view = view;
+  const script = document.createElement('script');
+  script.type = 'application/json';
+  script.textContent = JSON.stringify(motion);
+  el.appendChild(script);
+  (host || document.getElementById('host') || document.body).appendChild(el);
+  return el;
+};
+"""
+
 #: the probe run in the page for one document: returns packed Float64 arrays (base64)
 PROBE = """
 async ({motion, times}) => {
   const b64 = (a) => { const u = new Uint8Array(a.buffer); let s = '';
     for (let i = 0; i < u.length; i += 0x8000) s += String.fromCharCode.apply(null, u.subarray(i, i + 0x8000));
     return btoa(s); };
-  const host = document.getElementById('host');
-  const el = document.createElement('posecode-figure');
-  const script = document.createElement('script');
-  script.type = 'application/json';
-  script.textContent = JSON.stringify(motion);
-  el.appendChild(script);
-  host.appendChild(el);
+  const el = posecodeMount(motion);
   try { await el.ready; } catch (e) { el.remove(); return { error: String((e && e.message) || e) }; }
   const first = el.sample();
   const bones = Object.keys(first.bones), lms = Object.keys(first.landmarks);
@@ -208,6 +218,7 @@ class RuntimePage:
             page.on("pageerror", lambda exc: self.problems.append(f"pageerror: {exc}"))
             page.goto(f"{ORIGIN}/index.html")
             page.wait_for_function("() => !!customElements.get('posecode-figure')")
+            page.evaluate(MOUNT_JS)
             self.page = page
         except Exception:
             self.__exit__(None, None, None)

@@ -255,7 +255,7 @@ class ExportSession:
     ``session.runtime()`` returns a started :class:`~posecode_ssg.evaluate.sampler.RuntimePage`:
     its ``.page`` is the Playwright page holding the runtime bundle and ``rig.json`` (evaluate
     JavaScript with ``session.runtime().page.evaluate(js, arg)``; create a
-    ``<posecode-figure>`` in ``document.getElementById('host')`` as sampler.py's ``PROBE`` does),
+    ``<posecode-figure>`` with the page's ``posecodeMount(motion)`` (sampler.py ``MOUNT_JS``)),
     ``.sample(motion, hz)`` samples a whole loop, ``.rig`` the rig.json dict, ``.problems`` the
     page errors; ``session.browser`` is the Playwright browser (for another page or context).
     Raises :class:`ExportUnavailable` (with browser.INSTALL_HINT) when Playwright, Chromium or
@@ -337,13 +337,7 @@ class ExportSession:
 #: el.sample() at given times for one motion (in the runtime page)
 SAMPLE_AT = """
 async ({motion, times}) => {
-  const host = document.getElementById('host');
-  const el = document.createElement('posecode-figure');
-  const script = document.createElement('script');
-  script.type = 'application/json';
-  script.textContent = JSON.stringify(motion);
-  el.appendChild(script);
-  host.appendChild(el);
+  const el = posecodeMount(motion);
   try { await el.ready; } catch (e) { el.remove(); return { error: String((e && e.message) || e) }; }
   const out = [];
   for (const t of times) {

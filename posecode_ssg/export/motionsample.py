@@ -34,13 +34,7 @@ async ({motion, times}) => {
   const b64 = (a) => { const u = new Uint8Array(a.buffer); let s = '';
     for (let i = 0; i < u.length; i += 0x8000) s += String.fromCharCode.apply(null, u.subarray(i, i + 0x8000));
     return btoa(s); };
-  const host = document.getElementById('host') || document.body;
-  const el = document.createElement('posecode-figure');
-  const script = document.createElement('script');
-  script.type = 'application/json';
-  script.textContent = JSON.stringify(motion);
-  el.appendChild(script);
-  host.appendChild(el);
+  const el = posecodeMount(motion);
   try { await el.ready; } catch (e) { el.remove(); return { error: String((e && e.message) || e) }; }
   const first = el.sample();
   const bones = Object.keys(first.bones);
@@ -62,12 +56,7 @@ async ({motion, times}) => {
 
 DURATION_PROBE = """
 async ({motion}) => {
-  const el = document.createElement('posecode-figure');
-  const script = document.createElement('script');
-  script.type = 'application/json';
-  script.textContent = JSON.stringify(motion);
-  el.appendChild(script);
-  (document.getElementById('host') || document.body).appendChild(el);
+  const el = posecodeMount(motion);
   try { await el.ready; } catch (e) { el.remove(); return { error: String((e && e.message) || e) }; }
   const d = el.duration; el.remove(); return { duration: d };
 }

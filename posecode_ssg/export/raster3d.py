@@ -52,13 +52,7 @@ async ({motion, W, H, view, bg}) => {
 #%(host)s .pc-view{width:${W}px!important;height:${H}px!important;aspect-ratio:auto!important;max-height:none!important;border-radius:0!important;background:${bg}!important}
 #%(host)s .pc-controls,#%(host)s .pc-reset,#%(host)s .pc-rep,#%(host)s .pc-phase-list,#%(host)s .posecode-phases{display:none!important}`;
   const host = document.createElement('div'); host.id = '%(host)s'; document.body.appendChild(host);
-  const el = document.createElement('posecode-figure');
-  if (view) el.dataset.view = view;
-  const script = document.createElement('script');
-  script.type = 'application/json';
-  script.textContent = JSON.stringify(motion);
-  el.appendChild(script);
-  host.appendChild(el);
+  const el = posecodeMount(motion, host, view);
   try { await el.ready; } catch (e) { host.remove(); return { error: String((e && e.message) || e) }; }
   el.pause();
   window.__pcExport = el;
