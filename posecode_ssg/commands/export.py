@@ -14,6 +14,8 @@ to install).
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
 import sys
 from pathlib import Path
@@ -89,6 +91,22 @@ def _one(doc: ExportDoc, opts: ExportOptions, out: Path, session: ExportSession)
     if not any(n.startswith("wrote ") for n in notes):
         notes.insert(0, f"wrote {out}")
     return notes
+
+
+@contextlib.contextmanager
+def _fork_ready():
+    """Collect this process's garbage, then leave every object out of collections while forked
+    workers run (undone after). Garbage from a browser session run earlier in the same process
+    (Playwright's greenlets, when the API or a test exports video, then 2D in parallel) must not
+    be collected in a forked child: a greenlet of the parent's threads cannot be killed there,
+    and the child crashed in its first collection. Freezing also keeps the children from
+    writing to (so copying) the memory the fork shares (CPython's gc.freeze advice)."""
+    gc.collect()
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def _worker(job) -> tuple[int, list[str] | None, str | None, bool]:
@@ -178,17 +196,20 @@ def run(args) -> int:
 
     status = 1 if failed else 0
     results: list[tuple[list[str] | None, str | None, bool]] = [(None, None, False)] * len(docs)
-    bar = _progress(len(docs))
     existed = [p.exists() for p in paths]
+    parallel = len(docs) >= POOL_MIN and not _needs_browser(opts) and (os.cpu_count() or 1) > 1
+    frames = fmt in ANIMATIONS and not parallel
+    bar = _progress(len(docs), "frame" if frames else "file")
+    if frames and bar is not None:
+        opts.progress = _frame_counter(bar, len(docs))
     try:
-        parallel = len(docs) >= POOL_MIN and not _needs_browser(opts) and (os.cpu_count() or 1) > 1
         if parallel:
             import concurrent.futures as cf
             import multiprocessing
 
             workers = min(len(docs), os.cpu_count() or 1, 4)
             ctx = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
-            with cf.ProcessPoolExecutor(workers, mp_context=ctx) as pool:
+            with _fork_ready(), cf.ProcessPoolExecutor(workers, mp_context=ctx) as pool:
                 jobs = [(k, doc, opts, p) for k, (doc, p) in enumerate(zip(docs, paths))]
                 for k, notes, error, unavailable in pool.map(_worker, jobs):
                     results[k] = (notes, error, unavailable)
@@ -204,7 +225,7 @@ def run(args) -> int:
                     except Exception as exc:   # a bug: report it, go on with the others
                         results[k] = (None, _internal(doc, exc), False)
                         _cleanup(p, existed[k])
-                    _show(results[k], bar)
+                    _show(results[k], bar, not frames)
                     if results[k][2]:   # a missing dependency: the next ones would say the same
                         break
     except KeyboardInterrupt:
@@ -222,9 +243,30 @@ def run(args) -> int:
     return status
 
 
-def _progress(total: int):
+#: formats drawn frame by frame: their bar counts the frames of the document being written
+ANIMATIONS = ("gif", "webm", "mp4")
+
+
+def _frame_counter(bar, files: int):
+    """``opts.progress`` for an animation: the bar counts the current document's frames (reset
+    at its first frame, described "export k/N" with several documents)."""
+    state = {"file": 0}
+
+    def report(done: int, total: int) -> None:
+        if done == 1:
+            state["file"] += 1
+            bar.reset(total=total)
+            if files > 1:
+                bar.set_description(f"export {state['file']}/{files}", refresh=False)
+        bar.update(done - bar.n)
+
+    return report
+
+
+def _progress(total: int, unit: str = "file"):
     """A tqdm bar on standard error, shown only once the export has taken a second (and only on
-    a terminal)."""
+    a terminal): files written (``unit="file"``), or an animation's frames (``"frame"``: the
+    total is set per document by :func:`_frame_counter`)."""
     try:
         from tqdm import tqdm
     except ImportError:   # pragma: no cover - tqdm is a dependency
@@ -232,11 +274,12 @@ def _progress(total: int):
     # no monitor thread (tqdm's default starts one that lives as long as the process): a bar
     # refreshed on each update is enough here
     tqdm.monitor_interval = 0
-    return tqdm(total=total, unit="file", desc="export", file=sys.stderr, delay=1.0, leave=False,
+    return tqdm(total=total, unit=unit, desc="export", file=sys.stderr, delay=1.0, leave=False,
                 disable=None if total else True)
 
 
-def _show(result, bar) -> None:
+def _show(result, bar, count: bool = True) -> None:
+    """Print a document's notes and error (above the bar); ``count``: the bar counts files."""
     notes, error, _unavailable = result
     for n in notes or []:
         if bar is None:
@@ -248,5 +291,5 @@ def _show(result, bar) -> None:
             bar.write(f"{PROG}: {error}", file=sys.stderr)
         else:
             print(f"{PROG}: {error}", file=sys.stderr)
-    if bar is not None:
+    if bar is not None and count:
         bar.update(1)

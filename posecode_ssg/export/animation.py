@@ -241,8 +241,19 @@ def frames_2d(session, doc, opts, times, width: int, height: int, on_frame) -> N
 
 
 def render_frames(session, doc, opts, times, width: int, height: int, on_frame) -> str:
-    """Frames at ``times`` with the chosen renderer; returns its name (``3d`` / ``2d``)."""
+    """Frames at ``times`` with the chosen renderer; returns its name (``3d`` / ``2d``). Each
+    frame handed over is reported to ``opts.progress(done, total)`` when the caller set one."""
     r = _renderer(opts)
+    report = getattr(opts, "progress", None)
+    if report is not None:
+        total, seen = len(times), [0]
+        take = on_frame
+
+        def on_frame(k, img):
+            take(k, img)
+            seen[0] += 1
+            report(seen[0], total)
+
     (frames_3d if r == "3d" else frames_2d)(session, doc, opts, times, width, height, on_frame)
     return r
 

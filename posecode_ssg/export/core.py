@@ -20,7 +20,7 @@ import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 PROG = "posecode-ssg export"
 
@@ -81,6 +81,9 @@ class ExportOptions:
     equipment: tuple[str, ...] | None = None
     mid: bool = False
     loops: int = 1   # BVH and glTF: how many loops one after another (``--loops``)
+    #: told ``(frames done, frames in all)`` after each frame of an animation (GIF, video): the
+    #: command's progress bar; not an option of the command line
+    progress: Callable[[int, int], None] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def from_args(cls, args, fmt: str) -> "ExportOptions":

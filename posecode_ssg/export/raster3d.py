@@ -4,7 +4,9 @@ frames of the real browser runtime captured from headless Chromium.
 :class:`FigureCapture` puts ONE ``<posecode-figure>`` into the session's runtime page
 (:class:`~posecode_ssg.export.core.ExportSession`), its view sized exactly W×H CSS px at
 device-pixel-ratio 1 (the page's context has ratio 1, so its canvas is W×H pixels) with the player's
-controls hidden. For each time ``t`` it calls ``el.seek(t)`` and waits for the stage frame that
+controls hidden, and keeps it out of the page's layout (so undrawn) until the first capture: seeks
+and ``el.sample()`` calls before it (a site card's search for its poster frame) draw nothing. For
+each time ``t`` it calls ``el.seek(t)`` and waits for the stage frame that
 draws it (``window.posecode.frame()``, checked with ``el.drawCount``), then composites the figure's
 canvas (transparent where there is no floor) over :data:`BACKGROUND` into a W×H 2-D canvas
 (mirrored for ``--flip``) and returns it as PNG (``toDataURL``). Frames are captured in batches of
@@ -42,7 +44,8 @@ BATCH = 6
 
 _HOST = "posecode-export-host"
 
-#: create the figure in its own host (sized, controls hidden); returns the canvas size
+#: create the figure in its own host (sized, controls hidden), paused; nothing is drawn yet (the
+#: first grab draws: a card or a still then costs one software-WebGL frame, not two)
 SETUP = """
 async ({motion, W, H, view, bg}) => {
   const old = document.getElementById('%(host)s'); if (old) old.remove();
@@ -51,23 +54,24 @@ async ({motion, W, H, view, bg}) => {
   st.textContent = `#%(host)s{position:absolute;left:0;top:0;width:${W}px;margin:0;padding:0}
 #%(host)s .pc-view{width:${W}px!important;height:${H}px!important;aspect-ratio:auto!important;max-height:none!important;border-radius:0!important;background:${bg}!important}
 #%(host)s .pc-controls,#%(host)s .pc-reset,#%(host)s .pc-rep,#%(host)s .pc-phase-list,#%(host)s .posecode-phases{display:none!important}`;
-  const host = document.createElement('div'); host.id = '%(host)s'; document.body.appendChild(host);
+  // hidden until the first grab: seeks and samples before it (a card's poster search) draw nothing
+  const host = document.createElement('div'); host.id = '%(host)s'; host.style.display = 'none';
+  document.body.appendChild(host);
   const el = posecodeMount(motion, host, view);
   try { await el.ready; } catch (e) { host.remove(); return { error: String((e && e.message) || e) }; }
   el.pause();
   window.__pcExport = el;
-  const c = el.querySelector('canvas');
-  for (let i = 0; i < 20 && !(c && c.width === W && c.height === H && el.drawCount > 0); i++) {
-    el.seek(0); await window.posecode.frame();
-  }
-  return { width: c ? c.width : 0, height: c ? c.height : 0, duration: el.duration, drawn: el.drawCount };
+  return { duration: el.duration };
 }
 """ % {"host": _HOST}
 
-#: seek, wait for the drawn frame, composite and encode each time of a batch
+#: seek, wait for the frame that draws it on a W×H canvas (the first one also waits for the
+#: ResizeObserver to size the canvas), composite and encode each time of a batch
 GRAB = """
 async ({times, W, H, bg, flip}) => {
   const el = window.__pcExport, c = el.querySelector('canvas');
+  const host = document.getElementById('%(host)s');
+  if (host.style.display === 'none') host.style.display = '';
   const o = window.__pcExportOut || (window.__pcExportOut = document.createElement('canvas'));
   if (o.width !== W) o.width = W;
   if (o.height !== H) o.height = H;
@@ -76,8 +80,11 @@ async ({times, W, H, bg, flip}) => {
   for (const t of times) {
     const before = el.drawCount;
     el.seek(t);
-    for (let i = 0; i < 10 && el.drawCount === before; i++) await window.posecode.frame();
+    for (let i = 0; i < 30 && !(el.drawCount !== before && c && c.width === W && c.height === H); i++) {
+      await window.posecode.frame();
+    }
     if (el.drawCount === before) return { error: `the figure was not drawn at t = ${t}` };
+    if (c.width !== W || c.height !== H) return { error: `the runtime drew a ${c.width}×${c.height} canvas, not ${W}×${H}` };
     x.setTransform(1, 0, 0, 1, 0, 0);
     x.fillStyle = bg; x.fillRect(0, 0, W, H);
     if (flip) x.setTransform(-1, 0, 0, 1, W, 0);
@@ -86,7 +93,7 @@ async ({times, W, H, bg, flip}) => {
   }
   return out;
 }
-"""
+""" % {"host": _HOST}
 
 TEARDOWN = f"() => {{ const h = document.getElementById('{_HOST}'); if (h) h.remove(); window.__pcExport = null; }}"
 
@@ -147,10 +154,6 @@ class FigureCapture:
         self.page = rp.page
         out = self._eval(SETUP, {"motion": self.motion, "W": self.width, "H": self.height,
                                  "view": self.view, "bg": self.background})
-        if out["width"] != self.width or out["height"] != self.height or not out["drawn"]:
-            self.__exit__(None, None, None)
-            raise ExportError(f"the runtime drew a {out['width']}×{out['height']} canvas, not "
-                              f"{self.width}×{self.height}")
         self.duration = float(out["duration"])
         return self
 

@@ -104,7 +104,8 @@ ALIASES = {**{w: f for w, f in FRONT_MATTER_WORDS.items() if w != f}, "medicine 
 def read_equipment(value: str) -> tuple[tuple[str, ...], list[str]]:
     """The fence attribute ``equipment="..."`` (space-separated words of :data:`WORDS`, or their
     :data:`ALIASES`): the known words in a fixed order (duplicates dropped) and one problem message
-    per unknown word, with a did-you-mean. ``""`` is no equipment."""
+    per unknown word, with a did-you-mean. ``""`` and ``none`` (the front-matter word for no
+    equipment) are no equipment."""
     words, problems = [], []
     given = value.replace(",", " ").split()
     i = 0
@@ -116,12 +117,14 @@ def read_equipment(value: str) -> tuple[tuple[str, ...], list[str]]:
         if pair in ALIASES:
             w, i = pair, i + 1
         w = ALIASES.get(w, w)
+        if w == "none":
+            continue
         if w in WORDS:
             if w not in words:
                 words.append(w)
             continue
         close = difflib.get_close_matches(w, list(WORDS), n=1, cutoff=0.6)
-        hint = f" (did you mean '{close[0]}'?)" if close else f" (known: {', '.join(WORDS)})"
+        hint = f" (did you mean '{close[0]}'?)" if close else f" (known: {', '.join(WORDS)}; none for no equipment)"
         problems.append(f"unknown equipment '{word}'{hint}")
     return tuple(sorted(words, key=list(WORDS).index)), problems
 

@@ -224,6 +224,19 @@ def test_gif_2d_is_drawn_from_the_runtime(session, tmp_path):
 
 
 @needs_browser
+@pytest.mark.parametrize("fmt", ["gif", "webm"])
+def test_each_frame_is_reported_to_the_progress(session, tmp_path, fmt):
+    """``opts.progress`` (the command's bar) hears of every frame, in order, with the total."""
+    out = tmp_path / f"jab.{fmt}"
+    doc, opts = _doc(JAB, fmt, out, width=64, height=48, fps=8, renderer="2d")
+    heard = []
+    opts.progress = lambda done, total: heard.append((done, total))
+    (write_gif if fmt == "gif" else write_video)(doc, opts, out, session)
+    n = round(2.75 * 8)   # the jab's loop is 2.75 s: 22 frames at 8 fps
+    assert heard == [(k, n) for k in range(1, n + 1)]
+
+
+@needs_browser
 @pytest.mark.parametrize("renderer", ["2d", "3d"])
 def test_equipment_drawn_in_animations(session, tmp_path, renderer):
     outs = []

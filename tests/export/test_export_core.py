@@ -5,6 +5,7 @@ as ``check`` reports them, atomic writing, the lazy session."""
 from __future__ import annotations
 
 import argparse
+import os
 import textwrap
 from pathlib import Path
 
@@ -282,3 +283,54 @@ def test_written_files_get_the_usual_mode(tmp_path):
     finally:
         os.umask(old)
     assert (tmp_path / "a.txt").stat().st_mode & 0o777 == 0o644
+
+
+SHARED = Path(os.environ.get("POSECODE_SHARED", Path(__file__).resolve().parents[3] / "shared"))
+JAB_FILE = SHARED / "cases" / "bugs" / "ex-gif-timing" / "jab-timing.posecode"
+RAISE_FILE = SHARED / "cases" / "bugs" / "ex-video-size-pixfmt" / "lateral-raise.posecode"
+
+
+def test_the_command_counts_frames_of_each_animation(tmp_path, monkeypatch):
+    """With a GIF or a video the bar counts the current document's frames: reset to each one's
+    total at its first frame, described "export k/N", and full at its end."""
+    from posecode_ssg.commands import export as command
+
+    if not __import__("posecode_ssg.evaluate.browser", fromlist=["have_browser"]).have_browser():
+        pytest.skip("no Chromium")
+
+    class Bar:
+        def __init__(self, total, unit):
+            self.total, self.unit, self.n, self.desc, self.log = total, unit, 0, "export", []
+
+        def reset(self, total):
+            self.log.append(("reset", total))
+            self.total, self.n = total, 0
+
+        def set_description(self, desc, refresh=True):
+            self.desc = desc
+
+        def update(self, k):
+            self.n += k
+            if self.n == self.total:
+                self.log.append(("full", self.desc, self.n))
+
+        def write(self, text, file=None):
+            pass
+
+        def close(self):
+            pass
+
+    bars = []
+    monkeypatch.setattr(command, "_progress", lambda total, unit="file": bars.append(Bar(total, unit)) or bars[-1])
+    a, b = tmp_path / "a.posecode", tmp_path / "b.posecode"
+    a.write_text(JAB_FILE.read_text())
+    b.write_text(RAISE_FILE.read_text().replace("posecode exercise \"", "posecode exercise \"Other ", 1))
+    argv = ["export", str(a), str(b), "-o", str(tmp_path / "out"), "--format", "gif", "--renderer", "2d",
+            "--width", "64", "--height", "48", "--fps", "4"]
+    assert command.run(build_parser().parse_args(argv)) == 0
+    (bar,) = bars
+    assert bar.unit == "frame"
+    (other,), _failed, _problems = load_documents([str(b)], opts_of(fmt="gif"))
+    totals = [e[1] for e in bar.log if e[0] == "reset"]
+    assert totals == [round(2.75 * 4), round(other.duration * 4)]   # the jab's loop is 2.75 s
+    assert [e[1:] for e in bar.log if e[0] == "full"] == [("export 1/2", totals[0]), ("export 2/2", totals[1])]

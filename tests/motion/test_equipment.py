@@ -76,6 +76,8 @@ def test_fence_attribute_reads_known_words_and_suggests_unknown_ones():
     assert problems == ["unknown equipment 'dumbell' (did you mean 'dumbbells'?)",
                         "unknown equipment 'matt' (did you mean 'mat'?)"]
     assert read_equipment("") == ((), [])
+    # "none", the front matter's word for no equipment, is none (export's --equipment none)
+    assert read_equipment("none") == ((), []) and read_equipment("None mat") == (("mat",), [])
     # the front matter's singular word, and "medicine ball" written with its space, are known
     assert read_equipment("dumbbell medicine ball") == (("dumbbells", "medicine-ball"), [])
     assert read_equipment("medicine") == ((), ["unknown equipment 'medicine' (did you mean 'medicine-ball'?)"])
