@@ -407,6 +407,9 @@ def write_sheet(doc: ExportDoc, opts: ExportOptions, out: Path, session: ExportS
     _check_size(opts)
     suffix = out.suffix.lower()
     if suffix not in (".svg", ".png"):
+        if not out.suffix:
+            raise ExportError(f"{out}: a contact sheet is written as .svg or .png: give -o a name ending in one "
+                              "of them, or an existing folder")
         raise ExportError(f"{out}: a contact sheet is written as .svg or .png, not '{out.suffix}'")
     cells, view = sheet_scenes(doc, opts, session)
     if suffix == ".svg":
