@@ -278,7 +278,7 @@ def sheet_frames(doc: ExportDoc, mid: bool) -> list[tuple[str, float, int | None
     middle (with ``mid``) and its end, labelled with the step's name."""
     from posecode_ssg.motion.postertext import POSTER_TEXT
 
-    cells = [(POSTER_TEXT["strip.start"], 0.0, 0)]
+    cells = [(POSTER_TEXT["strip_start"], 0.0, 0)]
     start = 0.0
     for i, (name, end) in enumerate(zip(doc.step_names, doc.phase_times()), 1):
         if mid:

@@ -332,8 +332,8 @@ def render_poster(program, *, flip: bool = False, view: str | None = None,
         raise ValueError(f"view must be 'side' or 'front', not {view!r}")
     working = working_limbs(program)
     index = primary_index(program) if frame is None else frame
-    label = (POSTER_TEXT["frame.start"] if index == 0
-             else POSTER_TEXT["frame.phase_end"].format(name=program.keyframes[index - 1].name))
+    label = (POSTER_TEXT["start"] if index == 0
+             else POSTER_TEXT["phase_end"].format(name=program.keyframes[index - 1].name))
     fig = _frame_prims(program, index, view, flip, working)
     props = prop_prims(program.props, view, flip)
     items = _frame_items(program, index, view, flip)
@@ -342,7 +342,7 @@ def render_poster(program, *, flip: bool = False, view: str | None = None,
     bx, by, bw, bh = fit_view_box(x0 - 0.2, y0 - 0.12, x1 + 0.2, y1 + 0.15)
     name = title or program.name
     uid = _uid(program.name, view, flip, index)
-    desc = POSTER_TEXT["poster.label"].format(name=name, view=view, frame=label)
+    desc = POSTER_TEXT["label"].format(name=name, view=POSTER_TEXT.view(view), frame=label)
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="pc-poster" role="img" data-frame="{index}" '
         f'aria-labelledby="{uid}-t" aria-label="{escape(desc)}" viewBox="{_f(bx)} {_f(-(by + bh))} {_f(bw)} {_f(bh)}" '
@@ -370,7 +370,7 @@ def render_phase_strip(program, *, flip: bool = False, view: str | None = None,
     frames = phase_frames(program)
     indices = list(range(0 if include_start else 1, len(frames)))
     cells = [(_frame_prims(program, i, view, flip, working, keep_turn=True),
-              POSTER_TEXT["strip.start"] if i == 0 else frames[i][0],
+              POSTER_TEXT["strip_start"] if i == 0 else frames[i][0],
               _frame_items(program, i, view, flip, keep_turn=True)) for i in indices]
     props = prop_prims(program.props, view, flip)
     allp = [p for c, _, _ in cells for p in c] + props
@@ -380,7 +380,7 @@ def render_phase_strip(program, *, flip: bool = False, view: str | None = None,
     ch = y1 - y0 + 0.5
     width = cw * len(cells)
     uid = _uid(program.name, "strip", view, flip)
-    desc = POSTER_TEXT["strip.label"].format(name=program.name, phases=", ".join(label for _, label, _ in cells))
+    desc = POSTER_TEXT["strip_label"].format(name=program.name, phases=", ".join(label for _, label, _ in cells))
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="pc-strip" role="img" '
         f'aria-labelledby="{uid}-t" aria-label="{escape(desc)}" '
@@ -432,7 +432,7 @@ def render_contact_sheet(programs, *, columns: int = 4, flip: bool = False) -> s
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="pc-sheet" role="img" aria-labelledby="sheet-t" '
         f'viewBox="0 0 {_f(cw * columns)} {_f(chh * rows)}" width="{_f(cw * columns)}" height="{_f(chh * rows)}">',
-        f'<title id="sheet-t">{POSTER_TEXT["sheet.title"].format(count=len(cells))}</title>',
+        f'<title id="sheet-t">{POSTER_TEXT.plural("sheet_title", len(cells))}</title>',
         _style(any(items for *_, items in cells)),
     ]
     for k, (name, fig, props, items) in enumerate(cells):

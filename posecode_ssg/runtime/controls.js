@@ -5,7 +5,7 @@
  * @module controls
  */
 
-import { STRINGS } from "./strings.js";
+import { STRINGS, seconds } from "./strings.js";
 import { injectStyle } from "./style.js";
 import { makeCamera, resetView } from "./orbit.js";
 
@@ -22,7 +22,7 @@ export function el(tag, attrs = {}, text) {
   return e;
 }
 
-const fmt = (t) => t.toFixed(1);
+const fmt = seconds;   // one decimal, in the page's language
 
 /** Build `fig`'s player (the poster moves into its view; the no-JS phase list is hidden). */
 export function buildUI(fig) {
@@ -30,7 +30,7 @@ export function buildUI(fig) {
   const m = fig._model, motion = m.motion;
   const title = fig.getAttribute("data-title") || motion.name;
   fig.reduced = !!(reducedMotionQuery && reducedMotionQuery.matches);
-  const player = el("div", { class: "pc-player", role: "group", "aria-label": STRINGS.player(title) });
+  const player = el("div", { class: "pc-player", role: "group", dir: "ltr", "aria-label": STRINGS.player(title) });
   const view = el("div", {
     class: "pc-view", tabindex: "0", role: "application", "aria-roledescription": STRINGS.viewRole,
     "aria-label": STRINGS.view(title),

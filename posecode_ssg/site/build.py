@@ -33,6 +33,7 @@ import time
 from pathlib import Path
 
 from posecode_ssg.config import SiteConfig
+from posecode_ssg.i18n import using
 from posecode_ssg.site.cards import Cards
 from posecode_ssg.site.compilation import Compilation, Compiling, figure_options
 from posecode_ssg.site.context import RUNTIME_BUNDLE, SiteContext
@@ -48,6 +49,7 @@ from posecode_ssg.site.pages import PageSet
 from posecode_ssg.site.programpages import Programs, page_outputs
 from posecode_ssg.site.records import PageRecords
 from posecode_ssg.site.render import Theme
+from posecode_ssg.site.strings import site_catalogue
 from posecode_ssg.site.result import (
     BuildError,
     BuildResult,
@@ -146,8 +148,10 @@ class _Build(Incremental, PageSet, PageRecords, Compiling, ParallelPages, SiteCo
     # ---------------------------------------------------------------- driver
     def run(self) -> BuildResult:
         start = self.started = time.perf_counter()
+        self.strings = site_catalogue(self.config, self.result)
         try:
-            self._run()
+            with using(self.strings):
+                self._run()
         finally:
             if self.page_workers is not None:
                 self.page_workers.close()

@@ -77,8 +77,8 @@ class Cards:
                                                       if m not in meta.get("primary_muscles", [])]
         return {
             "src_uri": page.src_uri, "title": rec["title"], "url": self.url(page.url), "summary": meta.get("summary", ""),
-            "level": meta.get("level"), "level_label": taxonomy.LEVELS.get(meta.get("level", ""), ""),
-            "category": meta.get("category"), "category_label": taxonomy.CATEGORIES.get(meta.get("category", ""), ""),
+            "level": meta.get("level"), "level_label": taxonomy.level_label(meta.get("level", "")),
+            "category": meta.get("category"), "category_label": taxonomy.category_label(meta.get("category", "")),
             "equipment": meta.get("equipment", []),
             "equipment_labels": [self.vocabulary.label("equipment", e) for e in meta.get("equipment", [])],
             "muscles": muscles, "primary_muscles": meta.get("primary_muscles", []),

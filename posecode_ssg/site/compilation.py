@@ -4,6 +4,7 @@ rest compiled (in forked compile workers when there are many) and cached."""
 from __future__ import annotations
 
 import concurrent.futures
+import json
 import concurrent.futures.process
 import multiprocessing
 import os
@@ -33,7 +34,8 @@ def figure_options(info: FenceInfo, config: SiteConfig, meta: dict | None = None
     page's first figure (its exercise, as a program and a printed page show it), which also gets
     its phase strip (``strip``: the handouts' print; a page's other figures print their poster).
     Returns ``{"view", "avatar", "title", "default_avatar", "equipment", "equipment_from",
-    "strip"}`` for :func:`figures.compile_figure`."""
+    "strip"}`` for :func:`figures.compile_figure`, and ``poster_words`` (:func:`poster_words`) on a
+    site whose language words its posters otherwise."""
     default = None if config.default_view == "auto" else config.default_view
     source = None
     if "equipment" in info.attrs:
@@ -43,9 +45,31 @@ def figure_options(info: FenceInfo, config: SiteConfig, meta: dict | None = None
 
         equipment = page_equipment((meta or {}).get("equipment"))
         source = "page" if equipment else None
-    return {"view": info.attrs.get("view", default), "avatar": info.attrs.get("avatar"),
-            "title": info.attrs.get("title"), "default_avatar": config.default_avatar,
-            "equipment": tuple(equipment) or None, "equipment_from": source, "strip": True if first else None}
+    options = {"view": info.attrs.get("view", default), "avatar": info.attrs.get("avatar"),
+               "title": info.attrs.get("title"), "default_avatar": config.default_avatar,
+               "equipment": tuple(equipment) or None, "equipment_from": source, "strip": True if first else None}
+    words = poster_words()
+    if words is not None:   # posters in the site's language: a key of their own
+        options["poster_words"] = words
+    return options
+
+
+def poster_words() -> str | None:
+    """A hash of the active catalogue's poster texts (``poster.*``: the posters' titles, labels
+    and strip labels are compiled into the cached figure), or None where they are English's."""
+    from posecode_ssg.i18n.catalogue import active, english
+    from posecode_ssg.site.digest import sha
+
+    cat = active()
+    hit = _POSTER_WORDS.get(id(cat))
+    if hit is None or hit[0] is not cat:
+        mine, base = cat.table("poster."), english().table("poster.")
+        words = None if mine == base else sha(json.dumps(mine, sort_keys=True, ensure_ascii=False).encode())[:12]
+        hit = _POSTER_WORDS[id(cat)] = (cat, words)
+    return hit[1]
+
+
+_POSTER_WORDS: dict[int, tuple] = {}   # id(catalogue) -> (catalogue, poster_words)
 
 
 class Compilation:

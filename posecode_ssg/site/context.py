@@ -4,7 +4,11 @@ gets."""
 
 from __future__ import annotations
 
+import json
+
 from pathlib import Path
+
+from markupsafe import Markup
 
 from posecode_ssg.site import taxonomy
 from posecode_ssg.site.content import Page, url_quote
@@ -12,10 +16,23 @@ from posecode_ssg.site.digest import json_bytes
 from posecode_ssg.site.programpages import PROGRAMS_URL
 from posecode_ssg.site.records import humanize
 from posecode_ssg.site.render import hashed_name
-from posecode_ssg.site.strings import TEMPLATE_UI, UI
+from posecode_ssg.site.strings import UI, template_strings
 
 RUNTIME_DIST = Path(__file__).resolve().parent.parent / "runtime" / "dist"
 RUNTIME_BUNDLE = RUNTIME_DIST / "posecode-runtime.js"
+
+
+def player_strings(cat) -> Markup | None:
+    """The strings block of a page with figures (docs/runtime.md "Strings"): the player's texts
+    and the timing words of catalogue ``cat`` as JSON (``</`` escaped), or None where they are
+    the runtime's built-in English (an English site: the page stays as it was)."""
+    from posecode_ssg.i18n.catalogue import english
+
+    data = {"player": cat.table("player."), "mode": cat.table("mode.")}
+    base = english()
+    if data == {"player": base.table("player."), "mode": base.table("mode.")}:
+        return None
+    return Markup(json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/"))
 
 
 class SiteContext:
@@ -25,7 +42,8 @@ class SiteContext:
         """The site-wide render context: shared assets, runtime and rig URLs, sections, navigation."""
         config = self.config
         self.site_ctx = {"name": config.site_name, "base_url": config.base_url, "base_path": self.base,
-                         "description": config.description, "language": config.language, "extra": config.extra}
+                         "description": config.description, "language": config.language, "extra": config.extra,
+                         "direction": self.strings.direction, "player_strings": player_strings(self.strings)}
         # assets: theme static files, runtime, rig
         for name, path in self.theme.static_files().items():
             data = path.read_bytes()
@@ -96,7 +114,7 @@ class SiteContext:
         page_ctx = extra.pop("page_ctx", None)
         shows = page_ctx is not None and ("<posecode-figure" in (page_ctx.get("content") or "")
                                           or any(e.get("figure") for e in page_ctx.get("exercises") or ()))
-        return {"site": self.site_ctx, "nav": self.nav, "asset": self.asset_url, "url": self.url, "ui": TEMPLATE_UI,
+        return {"site": self.site_ctx, "nav": self.nav, "asset": self.asset_url, "url": self.url, "ui": template_strings(),
                 "runtime_url": self.runtime_url if shows else None, "rig_url": self.rig_url if shows else None,
                 "page": page_ctx, "current_url": extra.pop("current_url", page.url if page else ""), **extra}
 
@@ -114,13 +132,13 @@ class SiteContext:
             return [self._term(tax, t) for t in meta.get(key, [])]
 
         return {
-            "level": meta.get("level"), "level_label": taxonomy.LEVELS.get(meta.get("level", ""), ""),
-            "category": meta.get("category"), "category_label": taxonomy.CATEGORIES.get(meta.get("category", ""), ""),
+            "level": meta.get("level"), "level_label": taxonomy.level_label(meta.get("level", "")),
+            "category": meta.get("category"), "category_label": taxonomy.category_label(meta.get("category", "")),
             "equipment": terms("equipment", "equipment"), "primary_muscles": terms("muscles", "primary_muscles"),
             "secondary_muscles": terms("muscles", "secondary_muscles"), "tags": terms("tags", "tags"),
             "summary": meta.get("summary", ""),
             # the taxonomies posecode.toml declares: [{title, terms}] of those the page uses
-            "taxonomies": [{"name": t.name, "title": t.title, "terms": found}
+            "taxonomies": [{"name": t.name, "title": t.heading, "terms": found}
                            for t in self.vocabulary.declared()
                            if (found := [self._term(t.name, term) for term in
                                          dict.fromkeys(w for key in t.keys for w in meta.get(key, []))])],

@@ -66,7 +66,7 @@ class Listings:
         filters = {
             "muscles": self._filter("muscles", "muscles"),
             "equipment": self._filter("equipment", "equipment"),
-            "levels": [{"value": v, "label": label} for v, label in taxonomy.LEVELS.items()
+            "levels": [{"value": v, "label": taxonomy.level_label(v)} for v in taxonomy.LEVELS
                        if any(c["level"] == v for c in self.cards)],
         }
         ctx = {"title": home_title, "url": self.url(""), "content": home_body, "cards": self.cards,
@@ -95,7 +95,7 @@ class Listings:
                         if not entry["cards"] or entry["cards"][-1] is not card:   # (primary and secondary)
                             entry["cards"].append(card)
         self.taxonomy_urls: list[str] = []
-        for tax, heading in ((t.name, t.title) for t in vocab.taxonomies.values()):
+        for tax, heading in ((t.name, t.heading) for t in vocab.taxonomies.values()):
             items = terms[tax]
             order = {term: i for i, term in enumerate(vocab.taxonomies[tax].terms)}
             keys = sorted(items, key=lambda k: (order.get(k, len(order)), items[k]["label"].lower()))

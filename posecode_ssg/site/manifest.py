@@ -68,6 +68,7 @@ class Incremental:
             json.dumps(config.extra, sort_keys=True, default=str), json.dumps(config.taxonomies, sort_keys=True),
             self.theme.fingerprint(),
             compiler_fingerprint(), site_fingerprint(), sha(self.runtime) if self.runtime else None,
+            self.strings.fingerprint(),   # the interface strings in the site's language
             # cards and GIFs (site/exports.py): their code shapes the pages' links and images
             *([list(config.exports), export_fingerprint()] if config.exports else []),
         ]).encode())

@@ -48,7 +48,7 @@ from markdown_it.token import Token
 from posecode_ssg.config import VIEWS
 from posecode_ssg.language.diagnostics import map_line_refs
 from posecode_ssg.site.figures import script_json  # noqa: F401 - re-exported: the page's JSON rule
-from posecode_ssg.site.strings import UI
+from posecode_ssg.site.strings import UI, mode_word
 from posecode_ssg.site.taxonomy import slugify
 
 LANGUAGE = "posecode"
@@ -584,7 +584,7 @@ def figure_html(figure: Any, info: FenceInfo, figure_id: str, *, default_view: s
         cue = f'<span class="posecode-phase-cue">{_esc(phase["cue"])}</span>' if phase.get("cue") else ""
         items.append(
             f'<li><span class="posecode-phase-name">{_esc(phase["name"])}</span> '
-            f'<span class="posecode-phase-meta">{_esc(_duration(phase["duration"]))} · {_esc(phase["mode"])}</span>'
+            f'<span class="posecode-phase-meta">{_esc(_duration(phase["duration"]))} · {_esc(mode_word(phase["mode"]))}</span>'
             f"{cue}</li>")
     steps = UI["figure.steps_label"].format(title=_esc(title))
     parts.append(f'<ol class="posecode-phases" aria-label="{steps}">{"".join(items)}</ol>')

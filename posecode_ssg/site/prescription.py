@@ -116,19 +116,15 @@ def _side_words() -> dict[str, str]:
             "both": UI["prescription.side_both"], "alternating": UI["prescription.side_alternating"]}
 
 
-def _count(value: Any, one: str, other: str) -> str:
-    return (one if value == 1 else other).format(count=value)
-
-
 def _dose(meta: dict) -> str:
     """``sets`` × ``reps``: "3 × 10", "3 sets", "10 reps" or "" (``per_side`` not included)."""
     sets, reps = meta.get("sets"), meta.get("reps")
     if sets and reps:
         return UI["prescription.sets_reps"].format(sets=sets, reps=reps)
     if sets:
-        return _count(sets, UI["prescription.sets_one"], UI["prescription.sets_other"])
+        return UI.plural("prescription.sets", sets)
     if reps:
-        return _count(reps, UI["prescription.reps_one"], UI["prescription.reps_other"])
+        return UI.plural("prescription.reps", reps)
     return ""
 
 

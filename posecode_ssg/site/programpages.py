@@ -115,7 +115,7 @@ class Programs:
         """The program's count, session time and frequency, as the page, handout and card say them."""
         prog, meta = rec["program"], rec["meta"]
         count = len(prog["exercises"])
-        return {"count": (UI["program.count_one"] if count == 1 else UI["program.count_other"]).format(count=count),
+        return {"count": UI.plural("program.count", count),
                 "session": session_text(prog["seconds"]), "session_seconds": prog["seconds"],
                 "frequency": meta.get("frequency"), "rest_between": duration_text(prog["rest_between"]),
                 "exact": duration_text(prog["seconds"])}

@@ -94,6 +94,8 @@ class Theme:
             return self.env.get_template(template).render(context)
         except jinja2.TemplateError as exc:
             raise BuildError(template_error(template, exc)) from None
+        except Exception as exc:   # a template's expression failed in Python (1/0, a bad call)
+            raise BuildError(template_error(template, exc)) from None
 
     def compile_all(self) -> None:
         """Compile every template of the theme (cached by the environment). Same errors as
@@ -105,10 +107,10 @@ class Theme:
                 raise BuildError(template_error(name, exc)) from None
 
 
-def template_error(template: str, exc: jinja2.TemplateError) -> str:
+def template_error(template: str, exc: Exception) -> str:
     """The build error message of ``exc``, raised rendering ``template``: the template file and
     line where it happened (from the syntax error, or the innermost template frame of the
-    traceback) and Jinja's message."""
+    traceback), Jinja's (or Python's) message and a hint of what to check."""
     where = None
     if isinstance(exc, jinja2.TemplateSyntaxError) and exc.filename:
         where = (exc.filename, exc.lineno)
@@ -118,7 +120,27 @@ def template_error(template: str, exc: jinja2.TemplateError) -> str:
                 where = (frame.filename, frame.lineno)
                 break
     place = f"{display_path(where[0])}:{where[1]}" if where else f"template '{template}'"
-    return f"{place}: template error: {exc.message or type(exc).__name__}"
+    message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+    if not isinstance(exc, jinja2.TemplateError):
+        message = f"{type(exc).__name__}: {message}"
+    return f"{place}: template error: {message} (hint: {_template_hint(exc)})"
+
+
+def _template_hint(exc: Exception) -> str:
+    """What to check for a template error of ``exc``'s kind (docs/site.md "Themes")."""
+    text = str(getattr(exc, "message", None) or exc)
+    if isinstance(exc, jinja2.TemplateAssertionError) and "filter" in text:
+        return "the filters are Jinja2's built-in ones and this theme's; check the name after the |"
+    if isinstance(exc, jinja2.TemplateSyntaxError):
+        return "check the tag at that line: its spelling, and that each {% if %}, {% for %} and {% block %} is closed"
+    if isinstance(exc, jinja2.TemplateNotFound):
+        return "an overriding theme's templates are looked up before the default theme's; check the name"
+    if isinstance(exc, jinja2.UndefinedError):
+        if "interface string" in text:
+            return "use a key of posecode_ssg/i18n/locales/en.toml, or add it to i18n/<language>.toml"
+        return ("a variable or attribute the template uses is not there; docs/site.md (Themes) lists what each "
+                "template gets")
+    return "the expression at that line failed; compare it with the default theme's template"
 
 
 def hashed_name(name: str, data: bytes) -> str:

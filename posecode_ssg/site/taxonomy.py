@@ -16,9 +16,10 @@ a figure draws the unambiguous non-prop items (motion/equipment.py).
 
 from __future__ import annotations
 
-from posecode_ssg.site.vocabularies import builtin_taxonomies, slugify, vocabulary
+from posecode_ssg.site.vocabularies import builtin_taxonomies, slugify, translated, vocabulary
 
-__all__ = ["CATEGORIES", "KIND_CATEGORY", "LEVELS", "MUSCLES", "equipment", "label", "prop_names", "slugify"]
+__all__ = ["CATEGORIES", "KIND_CATEGORY", "LEVELS", "MUSCLES", "category_label", "equipment", "label", "level_label",
+           "prop_names", "slugify", "translated"]
 
 #: Difficulty levels, easiest first (front matter ``level``).
 LEVELS: dict[str, str] = {
@@ -61,11 +62,21 @@ def equipment() -> dict[str, str]:
     return builtin_taxonomies()["equipment"].terms
 
 
+def level_label(term: str) -> str:
+    """The label of level ``term`` in the site's language ("" for none)."""
+    return translated(f"term.levels.{term}", LEVELS[term]) if term in LEVELS else ""
+
+
+def category_label(term: str) -> str:
+    """The label of category ``term`` in the site's language ("" for none)."""
+    return translated(f"term.categories.{term}", CATEGORIES[term]) if term in CATEGORIES else ""
+
+
 def label(taxonomy: str, term: str) -> str:
     """Return the display label of ``term`` in the built-in ``taxonomy`` (tags are shown as
     written); a build uses its site's :class:`~posecode_ssg.site.vocabularies.Vocabulary`."""
     if taxonomy == "levels":
-        return LEVELS.get(term, term)
+        return level_label(term) or term
     if taxonomy == "categories":
-        return CATEGORIES.get(term, term)
+        return category_label(term) or term
     return BUILTIN.label(taxonomy, term)

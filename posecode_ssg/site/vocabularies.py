@@ -23,6 +23,7 @@ import unicodedata
 from pathlib import Path
 from typing import Any, Callable
 
+from posecode_ssg.i18n.catalogue import active, english
 from posecode_ssg.site.frontkeys import FRONT_MATTER_KEYS
 
 #: The built-in taxonomies: terms, labels, keys and synonyms, with their sources.
@@ -67,6 +68,21 @@ def humanize(slug: str) -> str:
     return slug.replace("-", " ").replace("_", " ").strip().capitalize() or slug
 
 
+def translated(key: str, written: str) -> str:
+    """The active catalogue's text of ``key`` (``term.<taxonomy>.<term>``, ``taxonomy.<name>.title``,
+    posecode_ssg/i18n/locales) where ``written`` is the English catalogue's text for it, that is,
+    where the site did not label the term itself; otherwise ``written``. A project's own terms
+    are translated by giving their keys in its ``i18n/<tag>.toml``."""
+    cat = active()
+    if cat is english():
+        return written
+    text = cat.texts.get(key)
+    if text is None:
+        return written
+    base = english().texts.get(key)
+    return str(text) if base is None or base == written else written
+
+
 class Taxonomy:
     """One taxonomy: URL folder ``name``, heading ``title``, the front-matter ``keys`` it reads,
     its ``terms`` (``{term slug: label}``, display order), ``synonyms`` (``{word slug: term}``)
@@ -98,8 +114,14 @@ class Taxonomy:
         return found if found is not None else self.index.get(slugify(word))
 
     def label(self, term: str) -> str:
-        """The display label of ``term`` (a term nobody labelled: :func:`humanize`)."""
-        return self.terms.get(term) or humanize(term)
+        """The display label of ``term`` in the site's language (:func:`translated`; a term
+        nobody labelled: :func:`humanize`)."""
+        return translated(f"term.{self.name}.{term}", self.terms.get(term) or humanize(term))
+
+    @property
+    def heading(self) -> str:
+        """The taxonomy's title in the site's language (:func:`translated`)."""
+        return translated(f"taxonomy.{self.name}.title", self.title)
 
     def suggest(self, word: str) -> str | None:
         """What ``word`` was most likely meant to be: the closest known spelling (difflib, cutoff

@@ -1,6 +1,7 @@
-"""The interface strings of the pages live in one table (``posecode_ssg/site/strings.py``):
-the default theme's templates and the page-writing Python code name its keys, and a theme
-that names a missing key gets a build error naming it (issue 17 step 9)."""
+"""The interface strings of the pages live in one catalogue per language (English:
+``posecode_ssg/i18n/locales/en.toml``, read through ``posecode_ssg/site/strings.py``): the default
+theme's templates and the page-writing Python code name its keys, and a theme that names a
+missing key gets a build error naming it (issue 17 step 9, issue 27)."""
 
 from __future__ import annotations
 
@@ -15,13 +16,16 @@ from posecode_ssg.cli import main
 from posecode_ssg.motion.postertext import POSTER_TEXT
 from posecode_ssg.site.render import THEMES_DIR
 from posecode_ssg.site.result import BuildError
-from posecode_ssg.site.strings import TEMPLATE_UI, UI
+from posecode_ssg.site.strings import UI, template_strings
 
 PACKAGE = Path(__file__).resolve().parents[2] / "posecode_ssg"
 TEMPLATES = sorted((THEMES_DIR / "default").rglob("*.html"))
 JINJA = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.DOTALL)
-KEY_USE = re.compile(r"""\bui\[\s*(['"])(?P<key>[^'"]+)\1\s*\]|\bui\.(?P<attr>[A-Za-z_]\w*)""")
-PY_KEY_USE = re.compile(r"""\bUI\[\s*(['"])(?P<key>[^'"]+)\1\s*\]""")
+KEY_USE = re.compile(r"""\bui(?:\[|\.plural\()\s*(['"])(?P<key>[^'"]+)\1|\bui\.(?!plural\b)(?P<attr>[A-Za-z_]\w*)""")
+PY_KEY_USE = re.compile(r"""\bUI(?:\[|\.plural\()\s*(['"])(?P<key>[^'"]+)\1""")
+#: keys read elsewhere than in the site's templates and Python: the player's (runtime/strings.js
+#: from the page's strings block), the timing words and the vocabulary labels
+OTHER_READERS = ("player.", "mode.", "term.", "taxonomy.", "poster.")
 SHOWN_ATTRS = {"aria-label", "placeholder", "title", "alt", "value"}
 
 #: The English texts the templates held before they read the table.
@@ -61,7 +65,7 @@ class _ShownText(HTMLParser):
 def test_table_is_read_only_and_keys_are_named_by_purpose():
     with pytest.raises(TypeError):
         UI["nav.home"] = "x"  # type: ignore[index]
-    assert all(re.fullmatch(r"[a-z_]+\.[a-z_]+", key) for key in UI)
+    assert all(re.fullmatch(r"[a-z_]+(\.[a-zA-Z_-]+)+", key) for key in UI)
     assert all(isinstance(text, str) and text for text in UI.values())
 
 
@@ -76,9 +80,12 @@ def test_every_key_the_python_code_uses_is_in_the_table():
     for path in sorted((PACKAGE / "site").rglob("*.py")):
         used |= {m["key"] for m in PY_KEY_USE.finditer(path.read_text(encoding="utf-8"))}
     assert used and used <= set(UI)
-    assert set(UI) <= used | set(template_keys())  # no entry nobody reads
+    # no entry nobody reads
+    assert {k for k in UI if not k.startswith(OTHER_READERS) or k == "taxonomy.count"} <= used | set(template_keys())
     poster = (PACKAGE / "motion" / "poster.py").read_text(encoding="utf-8")
-    assert {m[1] for m in re.finditer(r"""POSTER_TEXT\["([^"]+)"\]""", poster)} == set(POSTER_TEXT)
+    used = {m[1] for m in re.finditer(r'POSTER_TEXT(?:\[|\.plural\()"([^"]+)"', poster)}
+    assert used | {"view.side", "view.front"} == set(POSTER_TEXT)   # the views through POSTER_TEXT.view
+    assert {f"poster.{k}" for k in POSTER_TEXT} == {k for k in UI if k.startswith("poster.")}
 
 
 def test_templates_hold_no_english_words():
@@ -95,10 +102,14 @@ def test_templates_hold_no_english_words():
 
 
 def test_template_strings_name_a_missing_key():
-    assert TEMPLATE_UI["nav.home"] == UI["nav.home"] and "nav.home" in TEMPLATE_UI
-    assert "nav.nope" not in TEMPLATE_UI and TEMPLATE_UI.get("nav.nope") is None
+    ui = template_strings()
+    assert ui["nav.home"] == UI["nav.home"] and "nav.home" in ui
+    assert "nav.nope" not in ui and ui.get("nav.nope") is None
     with pytest.raises(Exception, match="'nav.nope'"):
-        TEMPLATE_UI["nav.nope"]
+        ui["nav.nope"]
+    with pytest.raises(Exception, match="'nav.nope'"):
+        ui.plural("nav.nope", 2)
+    assert ui.plural("taxonomy.count", 1) == "1 exercise." and ui.plural("taxonomy.count", 0) == "0 exercises."
 
 
 PAGE = "---\ntitle: Squat\nlevel: beginner\n---\n\n# Squat\n\nText.\n"
@@ -128,7 +139,8 @@ def test_cli_reports_a_template_error_without_traceback(tmp_path, capsys, monkey
     assert main(["build"]) == 1
     err = capsys.readouterr().err
     assert err == ("posecode-ssg: error: over/404.html:2: template error: no interface string "
-                   "'not_found.titel' (the keys are listed in posecode_ssg/site/strings.py)\n")
+                   "'not_found.titel' (the keys are listed in posecode_ssg/i18n/locales/en.toml) "
+                   "(hint: use a key of posecode_ssg/i18n/locales/en.toml, or add it to i18n/<language>.toml)\n")
     assert not (tmp_path / "site").exists()
 
 
@@ -136,3 +148,27 @@ def test_template_syntax_error_names_file_and_line(make_site, tmp_path):
     write_tree(tmp_path / "over", {"page.html": "<main>\n\n{{ ui['x' }}\n</main>\n"})
     with pytest.raises(BuildError, match=r"over/page\.html:3: template error: "):
         make_site({"index.md": "# Home\n", "squat.md": PAGE}, toml='theme_dir = "over"\n')
+
+
+@pytest.mark.parametrize("body, line, what, hint", [
+    ("<main>\n{{ page.title | shout }}\n</main>\n", 2, "No filter named 'shout'", "the filters are Jinja2's"),
+    ("<main>\n\n{{ page.nothing.deeper }}\n</main>\n", 3, "has no attribute 'nothing'", "a variable or attribute"),
+    ("<main>\n{{ 1 // 0 }}\n</main>\n", 2, "ZeroDivisionError", "the expression at that line failed"),
+    ("<main>\n{% for x in page.tags %}\n</main>\n", 3, "Unexpected end of template", "check the tag"),
+])
+def test_theme_mistakes_are_one_line_errors_and_the_previous_site_stays(tmp_path, capsys, monkeypatch, body, line,
+                                                                        what, hint):
+    """A mistake in an overridden template (issue 27 item 6): the CLI prints one line naming the
+    template's file and line, Jinja's or Python's message and a hint; no traceback; the site
+    built before is left as it was."""
+    write_tree(tmp_path, {"content/index.md": "# Home\n", "content/squat.md": PAGE, "posecode.toml": ""})
+    monkeypatch.chdir(tmp_path)
+    assert main(["build"]) == 0
+    before = read(tmp_path / "site", "squat/index.html")
+    write_tree(tmp_path, {"over/page.html": body, "posecode.toml": 'theme_dir = "over"\n'})
+    capsys.readouterr()
+    assert main(["build"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"posecode-ssg: error: over/page.html:{line}: template error: "), err
+    assert what in err and f"(hint: {hint}" in err and "Traceback" not in err and err.count("\n") == 1, err
+    assert read(tmp_path / "site", "squat/index.html") == before
