@@ -59,6 +59,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--template", choices=list(TEMPLATES), default="basic",
                    help="what the library starts with: " + "; ".join(f"{k}: {v}" for k, v in TEMPLATES.items())
                    + " (default: %(default)s)")
+    p.add_argument("--language", metavar="TAG",
+                   help="the site's language, a BCP 47 tag such as de or pt-BR (docs/i18n.md); the starter's pages "
+                        "are written in it where the template has them")
+    p.add_argument("--title", metavar="TEXT", help="the library's name (default: DIR's name as written)")
 
     p = sub.add_parser("eval", help="sample the real runtime in headless Chromium and report contact fidelity")
     p.add_argument("paths", nargs="+", metavar="PATH", help=".posecode or .md files, or folders of them")

@@ -59,6 +59,10 @@ class ConfigError(PosecodeError):
         super().__init__("\n".join(lines))
 
 
+#: the site name of a configuration that gives none (a build shows it in the site's language)
+DEFAULT_SITE_NAME = "Movement library"
+
+
 @dataclass(frozen=True)
 class SiteConfig:
     """A validated site configuration (all paths absolute).
@@ -74,7 +78,7 @@ class SiteConfig:
     output_dir: Path
     cache_dir: Path
     config_path: Path | None = None
-    site_name: str = "Movement library"
+    site_name: str = DEFAULT_SITE_NAME   # its text in the site's language: the catalogue's site.default_name
     base_url: str = "/"
     theme: str = "default"
     theme_dir: Path | None = None
@@ -308,7 +312,7 @@ def _validate(data: dict, text: str, root: Path, path: Path) -> SiteConfig:
                              f"unknown export '{item}' in 'exports' (one of {', '.join(EXPORT_KINDS)}){hint}"))
         elif item not in exports:
             exports.append(item)
-    site_name = values.get("site_name", "Movement library").strip()
+    site_name = values.get("site_name", DEFAULT_SITE_NAME).strip()
     if not site_name:
         problems.append((_key_line(text, "site_name"), "site_name must not be empty"))
     if problems:

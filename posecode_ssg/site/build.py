@@ -30,9 +30,10 @@ from __future__ import annotations
 import gc
 import shutil
 import time
+from dataclasses import replace
 from pathlib import Path
 
-from posecode_ssg.config import SiteConfig
+from posecode_ssg.config import DEFAULT_SITE_NAME, SiteConfig
 from posecode_ssg.i18n import using
 from posecode_ssg.site.cards import Cards
 from posecode_ssg.site.compilation import Compilation, Compiling, figure_options
@@ -149,6 +150,8 @@ class _Build(Incremental, PageSet, PageRecords, Compiling, ParallelPages, SiteCo
     def run(self) -> BuildResult:
         start = self.started = time.perf_counter()
         self.strings = site_catalogue(self.config, self.result)
+        if self.config.site_name == DEFAULT_SITE_NAME:   # none given: the default in the site's language
+            self.config = replace(self.config, site_name=str(self.strings["site.default_name"]))
         try:
             with using(self.strings):
                 self._run()

@@ -38,7 +38,10 @@ class Listings:
                        for f in self.folders if f.startswith(prefix) and "/" not in f[len(prefix):]]
         rec = self.index_records.get(folder)
         meta = rec["meta"] if rec else {}
-        ctx = {"title": self.section_titles.get(folder, humanize(folder)), "url": self.url(url),
+        # the /programs/ listing the build makes (no programs/ folder) is titled in the site's language
+        title = self.section_titles.get(folder) or (UI["program.programs_heading"] if url == PROGRAMS_URL
+                                                    else humanize(folder))
+        ctx = {"title": title, "url": self.url(url),
                "content": body or Markup(""), "cards": cards, "pages": others, "subsections": subsections,
                "programs": programs,
                "breadcrumbs": self._breadcrumbs(url), **self._meta_ctx(meta)}

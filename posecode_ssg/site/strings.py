@@ -73,6 +73,14 @@ class TemplateStrings(dict):
             self.__missing__(key)
         return self.catalogue.plural(key, count, **fields)
 
+    def forms(self, key: str) -> dict[str, str]:
+        """Plural string ``key`` as {CLDR category: text} (``{"other": text}`` for a plain text),
+        for a theme's script to choose from with ``Intl.PluralRules``."""
+        if key not in self.catalogue.texts:
+            self.__missing__(key)
+        value = self.catalogue.texts[key]
+        return {"other": str(value)} if isinstance(value, str) else {c: str(t) for c, t in value.items()}
+
 
 def template_strings() -> TemplateStrings:
     """The ``ui`` variable of the template contexts of the active catalogue (made once each)."""

@@ -21,11 +21,12 @@ from posecode_ssg.site.strings import UI, template_strings
 PACKAGE = Path(__file__).resolve().parents[2] / "posecode_ssg"
 TEMPLATES = sorted((THEMES_DIR / "default").rglob("*.html"))
 JINJA = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.DOTALL)
-KEY_USE = re.compile(r"""\bui(?:\[|\.plural\()\s*(['"])(?P<key>[^'"]+)\1|\bui\.(?!plural\b)(?P<attr>[A-Za-z_]\w*)""")
+KEY_USE = re.compile(r"""\bui(?:\[|\.plural\(|\.forms\()\s*(['"])(?P<key>[^'"]+)\1|\bui\.(?!plural\b|forms\b)(?P<attr>[A-Za-z_]\w*)""")
 PY_KEY_USE = re.compile(r"""\bUI(?:\[|\.plural\()\s*(['"])(?P<key>[^'"]+)\1""")
 #: keys read elsewhere than in the site's templates and Python: the player's (runtime/strings.js
-#: from the page's strings block), the timing words and the vocabulary labels
-OTHER_READERS = ("player.", "mode.", "term.", "taxonomy.", "poster.")
+#: from the page's strings block), the timing words, the vocabulary labels, the posters' words
+#: and the default site name (read through the catalogue, not UI[...])
+OTHER_READERS = ("player.", "mode.", "term.", "taxonomy.", "poster.", "site.")
 SHOWN_ATTRS = {"aria-label", "placeholder", "title", "alt", "value"}
 
 #: The English texts the templates held before they read the table.

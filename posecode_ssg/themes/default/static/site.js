@@ -17,6 +17,18 @@
     if (!form) return;
     var cards = Array.prototype.slice.call(document.querySelectorAll("[data-cards] > .card"));
     var count = form.querySelector("[data-result-count]");
+    // "{count} exercises" in the page's language: the plural forms the theme wrote (CLDR
+    // categories, chosen with the browser's Intl.PluralRules for the page's lang), numbers
+    // formatted for it
+    var lang = document.documentElement.lang || "en";
+    var rules = new Intl.PluralRules(lang), numbers = new Intl.NumberFormat(lang);
+    function counted(which, values) {
+      var forms = JSON.parse(count.dataset[which] || "{}");
+      var text = forms[rules.select(values.count)] || forms.other || "";
+      return text.replace(/\{(\w+)\}/g, function (m, name) {
+        return name in values ? numbers.format(values[name]) : m;
+      });
+    }
     var noResults = document.querySelector("[data-no-results]");
     var others = document.querySelector("[data-other-results]");
     var othersHeading = document.querySelector("[data-other-heading]");
@@ -60,7 +72,8 @@
         card.hidden = !ok;
         if (ok) shown++;
       });
-      count.textContent = shown === cards.length ? cards.length + " exercises" : shown + " of " + cards.length + " exercises";
+      count.textContent = shown === cards.length ? counted("forms", { count: cards.length })
+        : counted("formsOf", { shown: shown, count: cards.length });
       noResults.hidden = shown !== 0;
       others.textContent = "";
       others.hidden = true;
