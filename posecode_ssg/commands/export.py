@@ -164,11 +164,21 @@ def run(args) -> int:
     if args.fence is not None and args.fence < 1:
         return _usage(f"--fence {args.fence}: fences are counted from 1")
 
-    docs, failed, problems = load_documents(list(args.files), opts, fence=args.fence)
+    for note in ignored_options(args, fmt):
+        print(f"{PROG}: note: {note}", file=sys.stderr)
+    notes: list[str] = []
+    docs, failed, problems = load_documents(list(args.files), opts, fence=args.fence, notes=notes)
     for p in problems:
         print(f"{PROG}: {p}", file=sys.stderr)
+    for note in notes:
+        print(f"{PROG}: note: {note}", file=sys.stderr)
     if failed:
         format_text(failed, sys.stderr)
+    # the warnings and hints check gives (a foot left in the air, equipment left out): the file is
+    # still written, as the build writes the page
+    told = [d.checked for d in docs if d.checked is not None and d.checked.diagnostics()]
+    if told and not problems:
+        format_text(told, sys.stderr)
     if problems:
         return 2
     if not docs:
@@ -176,7 +186,8 @@ def run(args) -> int:
 
     # several documents (those with errors counted: the names do not depend on them) -> a folder
     count = len(docs) + len(failed)
-    to_folder = out.is_dir() or count > 1
+    # several FILE arguments are a folder's worth, even when one page was passed over
+    to_folder = out.is_dir() or count > 1 or (len(args.files) > 1 and not out.suffix)
     if to_folder:
         if out.exists() and not out.is_dir():
             return _usage(f"{out} is a file; several documents ({count}) are written into a folder")
@@ -241,6 +252,29 @@ def run(args) -> int:
         elif error is not None and status == 0:
             status = 1
     return status
+
+
+#: options and the formats they act on (the others ignore them: :func:`ignored_options`)
+OPTION_FORMATS = {
+    "time": ("png", "svg"), "phase": ("png", "svg"), "mid": ("sheet",),
+    "fps": ("gif", "webm", "mp4", "bvh", "gltf", "glb"), "loops": ("bvh", "gltf", "glb"),
+    "width": ("png", "svg", "gif", "webm", "mp4", "sheet"), "height": ("png", "svg", "gif", "webm", "mp4", "sheet"),
+    "renderer": ("png", "gif", "webm", "mp4"), "flip": ("png", "svg", "gif", "webm", "mp4", "sheet"),
+    "view": ("png", "svg", "gif", "webm", "mp4", "sheet"), "equipment": ("png", "svg", "gif", "webm", "mp4", "sheet"),
+}
+
+
+def ignored_options(args, fmt: str) -> list[str]:
+    """One note per option given that format ``fmt`` does not use (``--mid`` on a GIF, ``--time``
+    on a video, ``--width`` on a BVH, ``--renderer`` on an SVG, always 2D)."""
+    notes = []
+    for name, formats in OPTION_FORMATS.items():
+        value = getattr(args, name, None)
+        if value in (None, False) or (name == "view" and value == "auto"):
+            continue
+        if fmt not in formats:
+            notes.append(f"--{name} does not apply to {fmt} (it is for {', '.join(formats)}); ignored")
+    return notes
 
 
 #: formats drawn frame by frame: their bar counts the frames of the document being written

@@ -142,6 +142,8 @@ class ExportDoc:
     equipment: tuple[str, ...] = ()
     equipment_from_page: bool = False
     ir: Any = None
+    #: the document as ``check`` saw it (its warnings and hints, which the command prints)
+    checked: Any = field(default=None, repr=False, compare=False)
     _program: Any = field(default=None, repr=False, compare=False)
     _motion: dict | None = field(default=None, repr=False, compare=False)
 
@@ -416,18 +418,21 @@ def slug(name: str) -> str:
 
 
 def load_documents(paths: list[str], opts: ExportOptions | None = None,
-                   fence: int | None = None) -> tuple[list[ExportDoc], list, list[str]]:
+                   fence: int | None = None, notes: list[str] | None = None) -> tuple[list[ExportDoc], list, list[str]]:
     """The documents of FILE arguments: ``(docs, failed, problems)``. ``docs``: the movements that
     parse (in order); ``failed``: the :class:`~posecode_ssg.checking.CheckedDocument` s with errors
     (print them with ``commands.check.format_text``); ``problems``: usage messages (a missing file,
-    a page without fences, ``--fence N`` out of range). Avatar and equipment: ``opts`` over the
-    fence attribute over the page's front matter (as the build draws them)."""
+    a page without fences, ``--fence N`` out of range). Among several files a Markdown page without
+    fences (a section's ``_index.md`` of a folder given whole) is passed over, told in ``notes``
+    when given; it is a problem only when nothing else is left. Avatar and equipment: ``opts``
+    over the fence attribute over the page's front matter (as the build draws them)."""
     from posecode_ssg.checking import check_file
     from posecode_ssg.site.fences import extract_posecode_blocks
 
     docs: list[ExportDoc] = []
     failed: list = []
     problems: list[str] = []
+    skipped: list[str] = []   # Markdown pages without a fence among several files
     for arg in paths:
         path = Path(arg)
         if not path.is_file():
@@ -442,7 +447,10 @@ def load_documents(paths: list[str], opts: ExportOptions | None = None,
             except (OSError, UnicodeDecodeError):
                 blocks = []
         if is_md and not checked:
-            problems.append(f"{arg} holds no ```posecode fence")
+            if len(paths) > 1:   # a folder's pages given together (a section's _index.md): passed over
+                skipped.append(arg)
+            else:
+                problems.append(f"{arg} holds no ```posecode fence")
             continue
         indices = list(range(len(checked)))
         if fence is not None and is_md:
@@ -469,5 +477,9 @@ def load_documents(paths: list[str], opts: ExportOptions | None = None,
             docs.append(ExportDoc(name=c.result.ir.name, source=c.source or "", path=path,
                                   fence_line=c.fence_line, attrs=attrs, avatar=avatar,
                                   equipment=equipment, equipment_from_page=from_page and bool(equipment),
-                                  ir=c.result.ir))
+                                  ir=c.result.ir, checked=c))
+    if skipped and not docs and not failed:
+        problems += [f"{arg} holds no ```posecode fence" for arg in skipped]
+    elif skipped and notes is not None:
+        notes += [f"{arg} holds no ```posecode fence: passed over" for arg in skipped]
     return docs, failed, problems

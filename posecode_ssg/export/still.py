@@ -27,6 +27,7 @@ from posecode_ssg.export.core import (
     frame_time,
     write_atomic,
 )
+from posecode_ssg.export.raster3d import MAX_SIDE, MIN_SIDE
 
 #: default PNG width (px) of a 2D still; a sheet's cell width
 PNG_WIDTH = 960
@@ -176,8 +177,8 @@ def sized_svg(svg: str, width: int | None, height: int | None) -> str:
 
 def _check_size(opts: ExportOptions) -> None:
     for name, v in (("--width", opts.width), ("--height", opts.height)):
-        if v is not None and not 16 <= v <= 8192:
-            raise ExportError(f"{name} {v}: must be between 16 and 8192 pixels")
+        if v is not None and not MIN_SIDE <= v <= MAX_SIDE:
+            raise ExportError(f"{name} {v}: must be between {MIN_SIDE} and {MAX_SIDE} pixels")
 
 
 def write_svg(doc: ExportDoc, opts: ExportOptions, out: Path, session: ExportSession) -> list[str]:

@@ -334,3 +334,50 @@ def test_the_command_counts_frames_of_each_animation(tmp_path, monkeypatch):
     totals = [e[1] for e in bar.log if e[0] == "reset"]
     assert totals == [round(2.75 * 4), round(other.duration * 4)]   # the jab's loop is 2.75 s
     assert [e[1:] for e in bar.log if e[0] == "full"] == [("export 1/2", totals[0]), ("export 2/2", totals[1])]
+
+
+def test_warnings_are_printed_as_check_prints_them_and_the_file_is_written(tmp_path, capsys):
+    """A document with warnings (an ankle past its range) is exported, exit 0, and its warnings
+    are on standard error at file:line:col, as ``check`` gives them."""
+    src = tmp_path / "deep.posecode"
+    src.write_text(SQUAT.replace("ankles: dorsiflex 20", "ankles: dorsiflex 25"))
+    assert run(args(str(src), "-o", str(tmp_path / "deep.svg"))) == 0
+    err = capsys.readouterr().err
+    assert (tmp_path / "deep.svg").stat().st_size > 0
+    assert f"{src}:8:23: warning[rom-clamp]" in err and "clamped to 15°" in err
+
+
+def test_a_page_without_fences_among_several_is_passed_over(tmp_path, capsys):
+    """A folder's pages given together (``content/rehab/*.md``): its ``_index.md`` has no fence;
+    the others are written and the command says it passed that one over."""
+    (tmp_path / "_index.md").write_text("---\ntitle: Rehab\n---\n\n# Rehab\n")
+    (tmp_path / "squat.md").write_text(page(SQUAT))
+    out = tmp_path / "out"
+    assert run(args(str(tmp_path / "_index.md"), str(tmp_path / "squat.md"), "-o", str(out), "--format", "svg")) == 0
+    assert [p.name for p in out.iterdir()] == ["half-squat.svg"]
+    assert "_index.md holds no ```posecode fence: passed over" in capsys.readouterr().err
+    # alone, it is a usage error
+    assert run(args(str(tmp_path / "_index.md"), "-o", str(tmp_path / "x.svg"))) == 2
+
+
+@pytest.mark.parametrize("extra, fmt, said", [
+    (["--mid"], "svg", "--mid does not apply to svg"),
+    (["--time", "1"], "bvh", "--time does not apply to bvh"),
+    (["--width", "300"], "bvh", "--width does not apply to bvh"),
+    (["--renderer", "3d"], "svg", "--renderer does not apply to svg"),   # an SVG is always 2D
+])
+def test_an_option_the_format_ignores_is_said(tmp_path, capsys, extra, fmt, said):
+    from posecode_ssg.commands.export import ignored_options
+
+    assert any(said in n for n in ignored_options(args("x.posecode", "-o", f"x.{fmt}", *extra), fmt))
+    assert ignored_options(args("x.posecode", "-o", f"x.{fmt}"), fmt) == []
+
+
+def test_size_limits_are_the_same_for_every_format(tmp_path, capsys):
+    from posecode_ssg.export.raster3d import MAX_SIDE, MIN_SIDE
+
+    src = tmp_path / "squat.posecode"
+    src.write_text(SQUAT)
+    for width in ("10", "5000"):
+        assert run(args(str(src), "-o", str(tmp_path / "x.svg"), "--width", width)) == 1
+        assert f"between {MIN_SIDE} and {MAX_SIDE} pixels" in capsys.readouterr().err
