@@ -10,6 +10,7 @@ from posecode_ssg.site import taxonomy
 from posecode_ssg.site.content import Page, Problem, decode_source, parse_markdown_page
 from posecode_ssg.site.markdown import FenceInfo, attach_figure, posecode_env
 from posecode_ssg.site.prescription import search_text
+from posecode_ssg.site.strings import UI
 
 #: Pages parsed between two :meth:`posecode_ssg.site.build._Build._freeze` calls.
 FREEZE_PAGES = 100
@@ -126,8 +127,8 @@ class PageRecords:
                 if fig.phases:
                     steps = len(fig.phases)
                     seconds = sum(p["duration"] for p in fig.phases)
-                    page.meta["summary"] = (f"{(fig.kind or 'movement').capitalize()} in {steps} "
-                                            f"step{'s' if steps != 1 else ''}, {seconds:g} s a repetition.")
+                    kind = UI[f"page.kind.{fig.kind}"] if f"page.kind.{fig.kind}" in UI else UI["page.kind.movement"]
+                    page.meta["summary"] = UI.plural("page.generated_summary", steps, kind=kind, seconds=seconds)
             if category:
                 page.meta["category"] = category
         elif "equipment" in page.meta:

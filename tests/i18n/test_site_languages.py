@@ -66,6 +66,8 @@ def test_german_library_has_no_english_interface_text(german):
     for word in ("Anfänger", "Trainingsvorgabe", "Dosierung", "3 × 8-12", "Pause", "Niveau"):
         assert word in squat, word
     assert "Alle Übungen" in home and "2 Übungen" in html["programs/index.html"]
+    # a .posecode page without a leading comment: its summary is made, in German
+    assert "Haltung in 2 Schritten, 2,5 s pro Wiederholung." in html["kraeftigung/kinn-einziehen/index.html"]
 
 
 def test_the_player_gets_its_strings_from_the_page(german):

@@ -26,7 +26,7 @@ PY_KEY_USE = re.compile(r"""\bUI(?:\[|\.plural\()\s*(['"])(?P<key>[^'"]+)\1""")
 #: keys read elsewhere than in the site's templates and Python: the player's (runtime/strings.js
 #: from the page's strings block), the timing words, the vocabulary labels, the posters' words
 #: and the default site name (read through the catalogue, not UI[...])
-OTHER_READERS = ("player.", "mode.", "term.", "taxonomy.", "poster.", "site.")
+OTHER_READERS = ("player.", "mode.", "term.", "taxonomy.", "poster.", "site.", "page.kind.")
 SHOWN_ATTRS = {"aria-label", "placeholder", "title", "alt", "value"}
 
 #: The English texts the templates held before they read the table.
