@@ -77,12 +77,14 @@ def test_german_player_texts_and_numbers(rt_page, sites):
         return { play: el.querySelector('.pc-play').getAttribute('aria-label'),
                  time: el.querySelector('.pc-time').textContent,
                  rep: el.querySelector('.pc-rep').textContent,
-                 meta: [...el.querySelectorAll('.pc-phase-meta')].map((m) => m.textContent) }; }""")
+                 meta: [...el.querySelectorAll('.pc-phase-meta')].map((m) => m.textContent),
+                 speeds: [...el.querySelectorAll('.pc-speed option')].map((o) => o.textContent) }; }""")
     # the squat: 2 s + 1.5 s, a prescription of 8-12 reps (the counter counts to 12)
     assert re.fullmatch(r"\d,\d / 3,5 s", got["time"]), got["time"]
     assert got["rep"] == "Wiederholung 1 von 12"
     assert got["play"] in ("Abspielen", "Pause", "Wiedergabe", "Anhalten")
     assert got["meta"] == ["2,0 s · auslaufend", "1,5 s · explosiv"]
+    assert "0,5×" in got["speeds"] and "1×" in got["speeds"] and not any("." in s for s in got["speeds"])
 
 
 def test_hebrew_pages_are_right_to_left_and_the_player_left_to_right(rt_page, sites):
@@ -90,13 +92,14 @@ def test_hebrew_pages_are_right_to_left_and_the_player_left_to_right(rt_page, si
     rt_page.goto(f"{url}/rehab/glute-bridge/")
     _run_player(rt_page)
     got = rt_page.evaluate("""() => { const el = posecode.figures[0], s = el.querySelector('.pc-scrub');
-        const player = el.querySelector('.pc-player');
-        const r = s.getBoundingClientRect(), before = +s.value;
-        return { page: getComputedStyle(document.body).direction, player: getComputedStyle(player).direction,
-                 slider: getComputedStyle(s).direction, rep: el.querySelector('.pc-rep').textContent,
+        const dir = (sel) => getComputedStyle(el.querySelector(sel)).direction;
+        return { page: getComputedStyle(document.body).direction, view: dir('.pc-view'), controls: dir('.pc-controls'),
+                 steps: dir('.pc-phase-list'), slider: getComputedStyle(s).direction,
+                 rep: el.querySelector('.pc-rep').textContent,
                  nav: getComputedStyle(document.querySelector('header') || document.body).direction }; }""")
     assert got["page"] == "rtl" and got["nav"] == "rtl"
-    assert got["player"] == "ltr" and got["slider"] == "ltr"
+    # the figure and its controls left to right; the step list (names and cues) as the page
+    assert got["view"] == got["controls"] == got["slider"] == "ltr" and got["steps"] == "rtl"
     assert got["rep"] == "חזרה 1 מתוך 10"
     # the slider runs with time: a click near its left end seeks near the start, near its right end
     # near the end; the right arrow key moves it on

@@ -107,6 +107,64 @@ def read_table(path: Path) -> dict[str, str | dict[str, str]]:
     return out
 
 
+def check_project_table(path: Path, table: dict, english: dict, locale) -> list[tuple[str, CatalogueError]]:
+    """What is wrong in a project's catalogue file (``table``, read from ``path``) against the
+    English catalogue: ``("error", …)`` for a text naming a field its key does not have
+    (``{anzahl}`` where English has ``{count}``) or a format spec its value cannot take;
+    ``("warning", …)`` for a key no interface string has (with the closest key) and a plural form
+    the language's CLDR rules do not use (``few`` in German). Each names the line."""
+    import difflib
+    import string
+
+    text = path.read_text(encoding="utf-8")
+
+    def line_of(key: str) -> int | None:
+        for n, raw in enumerate(text.splitlines(), 1):
+            if raw.lstrip().startswith((f'"{key}"', f"'{key}'")):
+                return n
+        return None
+
+    used = set(getattr(getattr(locale, "plural_form", None), "tags", ()) or ()) | {"other"}
+    found: list[tuple[str, CatalogueError]] = []
+    for key, value in table.items():
+        base = english.get(key)
+        if base is None:
+            if not key.startswith(("term.", "taxonomy.")):   # a project's own terms are its own
+                close = difflib.get_close_matches(key, list(english), n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                found.append(("warning", CatalogueError(path, line_of(key), f"{key!r} is not an interface string{hint}")))
+            continue
+        fields: dict[str, str] = {}
+        for t in ([base] if isinstance(base, str) else base.values()):
+            fields.update({f: spec for _lit, f, spec, _conv in string.Formatter().parse(t) if f})
+        texts = [value] if isinstance(value, str) else list(value.values())
+        if isinstance(value, dict) and locale is not None:
+            for form in value:
+                if form not in used:
+                    found.append(("warning", CatalogueError(path, line_of(key), (
+                        f"{key!r}: the plural form {form!r} is not one the language uses "
+                        f"({', '.join(sorted(used))})"))))
+        for t in texts:
+            try:
+                parts = list(string.Formatter().parse(t))
+            except ValueError as exc:
+                found.append(("error", CatalogueError(path, line_of(key), f"{key!r}: {exc}")))
+                continue
+            for _lit, name, spec, _conv in parts:
+                if not name:
+                    continue
+                if name not in fields:
+                    have = ", ".join("{" + f + "}" for f in fields) or "no fields"
+                    found.append(("error", CatalogueError(path, line_of(key), (
+                        f"{key!r}: unknown field {{{name}}} (its English text has {have})"))))
+                elif spec:
+                    try:
+                        format(1.5, spec)   # a spec is a number's (``{seconds:g}``)
+                    except (ValueError, TypeError) as exc:
+                        found.append(("error", CatalogueError(path, line_of(key), f"{key!r}: {{{name}:{spec}}}: {exc}")))
+    return found
+
+
 @lru_cache(maxsize=None)
 def _bundled(tag: str) -> dict[str, str | dict[str, str]]:
     path = LOCALES / f"{tag}.toml"
@@ -171,6 +229,9 @@ class Catalogue:
     direction: str = "ltr"
     locale: object = None
     problems: list[CatalogueError] = field(default_factory=list)
+    #: what a project's files may have wrong but the build goes on with (an unknown key, a plural
+    #: form the language does not use): warnings
+    notes: list[CatalogueError] = field(default_factory=list)
     _fingerprint: str | None = field(default=None, repr=False, compare=False)
 
     def __getitem__(self, key: str) -> Text:
@@ -242,16 +303,25 @@ def catalogue(tag: str = "en", project_dir: Path | None = None) -> Catalogue:
     loc = _babel_locale(chain)
     layers: list[tuple[str, dict]] = []   # (tag, table), most specific first
     problems: list[CatalogueError] = []
+    notes: list[CatalogueError] = []
+    english = _bundled("en")
     for t in chain:
         if project_dir is not None:
             path = Path(project_dir) / "i18n" / f"{t}.toml"
             if path.is_file():
                 try:
-                    layers.append((t, read_table(path)))
+                    table = read_table(path)
+                    found = check_project_table(path, table, english, _babel_locale([t]))
                 except CatalogueError as exc:
                     problems.append(exc)
+                else:
+                    errors = [p for severity, p in found if severity == "error"]
+                    notes += [p for severity, p in found if severity == "warning"]
+                    if errors:
+                        problems += errors
+                    else:
+                        layers.append((t, table))
         layers.append((t, _bundled(t)))
-    english = _bundled("en")
     keys = list(english) + list(dict.fromkeys(k for _t, table in layers for k in table if k not in english))
     texts: dict = {}
     for key in keys:
@@ -260,7 +330,7 @@ def catalogue(tag: str = "en", project_dir: Path | None = None) -> Catalogue:
     own = [table for t, table in layers if t != "en"]
     missing = [k for k in english if not any(k in table for table in own)] if chain[0] != "en" else []
     direction = "rtl" if getattr(loc, "text_direction", "ltr") == "rtl" else "ltr"
-    return Catalogue(normalise_tag(tag), chain, texts, missing, direction, loc, problems)
+    return Catalogue(normalise_tag(tag), chain, texts, missing, direction, loc, problems, notes)
 
 
 #: the catalogue the code that writes a site reads (:func:`active`), set by the build

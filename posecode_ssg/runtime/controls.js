@@ -5,7 +5,7 @@
  * @module controls
  */
 
-import { STRINGS, seconds } from "./strings.js";
+import { STRINGS, number, seconds } from "./strings.js";
 import { injectStyle } from "./style.js";
 import { makeCamera, resetView } from "./orbit.js";
 
@@ -30,9 +30,11 @@ export function buildUI(fig) {
   const m = fig._model, motion = m.motion;
   const title = fig.getAttribute("data-title") || motion.name;
   fig.reduced = !!(reducedMotionQuery && reducedMotionQuery.matches);
-  const player = el("div", { class: "pc-player", role: "group", dir: "ltr", "aria-label": STRINGS.player(title) });
+  const player = el("div", { class: "pc-player", role: "group", "aria-label": STRINGS.player(title) });
+  // the figure and the controls stay left-to-right on a right-to-left page (the slider runs with
+  // time; the pointer and the arrow keys agree with it); the step list follows the page
   const view = el("div", {
-    class: "pc-view", tabindex: "0", role: "application", "aria-roledescription": STRINGS.viewRole,
+    class: "pc-view", dir: "ltr", tabindex: "0", role: "application", "aria-roledescription": STRINGS.viewRole,
     "aria-label": STRINGS.view(title),
   });
   const canvas = el("canvas", { "aria-hidden": "true" });
@@ -40,14 +42,14 @@ export function buildUI(fig) {
   const poster = fig.querySelector(":scope > figure.posecode-poster");
   if (poster) view.append(poster);
   view.dataset.state = "poster";
-  const controls = el("div", { class: "pc-controls" });
+  const controls = el("div", { class: "pc-controls", dir: "ltr" });
   const play = el("button", { type: "button", class: "pc-play", "aria-label": STRINGS.play }, STRINGS.playIcon);
   const scrub = el("input", {
     type: "range", class: "pc-scrub", min: "0", max: m.duration, step: "0.01", value: "0", "aria-label": STRINGS.time,
   });
   const time = el("span", { class: "pc-time", "aria-hidden": "true" }, STRINGS.clock(fmt(0), fmt(m.duration)));
   const speed = el("select", { class: "pc-speed", "aria-label": STRINGS.speed });
-  for (const s of SPEEDS) speed.append(el("option", { value: s }, STRINGS.speedOption(s)));
+  for (const s of SPEEDS) speed.append(el("option", { value: s }, STRINGS.speedOption(number(s))));
   speed.value = "1";
   const rep = el("span", { class: "pc-rep" });
   const reset = el("button", { type: "button", class: "pc-reset", "aria-label": STRINGS.resetView, title: STRINGS.resetView }, STRINGS.resetIcon);

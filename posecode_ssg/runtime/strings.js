@@ -51,7 +51,7 @@ const EN = {
   noMotion: 'no motion data: add a <script type="application/json"> child or a src attribute',
 };
 
-let table = null, modes = null, numbers = null;
+let table = null, modes = null, numbers = null, plain = null;
 
 /** The page's strings block over English (read once). */
 function load() {
@@ -67,8 +67,9 @@ function load() {
     } catch (e) { /* a broken block: English */ }
   }
   const lang = (doc && doc.documentElement && doc.documentElement.lang) || "en";
-  try { numbers = new Intl.NumberFormat(lang, { minimumFractionDigits: 1, maximumFractionDigits: 1 }); }
-  catch (e) { numbers = new Intl.NumberFormat("en", { minimumFractionDigits: 1, maximumFractionDigits: 1 }); }
+  const tenths = { minimumFractionDigits: 1, maximumFractionDigits: 1 };
+  try { numbers = new Intl.NumberFormat(lang, tenths); plain = new Intl.NumberFormat(lang); }
+  catch (e) { numbers = new Intl.NumberFormat("en", tenths); plain = new Intl.NumberFormat("en"); }
 }
 
 /** Template `key` with `{name}` fields filled from `values`. */
@@ -83,6 +84,12 @@ export function seconds(t) {
   return numbers.format(t);
 }
 
+/** A number as the page's language writes it (`0,25` in German). */
+export function number(x) {
+  if (!table) load();
+  return plain.format(x);
+}
+
 /** A step's timing word in the page's language. */
 export function mode(word) {
   if (!table) load();
@@ -90,7 +97,7 @@ export function mode(word) {
 }
 
 /** Forget the strings read (a test that swaps the page's block). */
-export function reset() { table = modes = numbers = null; }
+export function reset() { table = modes = numbers = plain = null; }
 
 /**
  * The texts by key: a text without fields is a property (`STRINGS.play`), one with fields a

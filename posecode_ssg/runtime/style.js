@@ -24,10 +24,10 @@ posecode-figure{display:block}\
 .pc-reset,.pc-rep{background:#ffffffd9;color:#1b1b1b}\
 .pc-reset{top:.4rem;right:.4rem;border-radius:50%;border:1px solid #00000040;padding:0;cursor:pointer}\
 .pc-rep{top:.5rem;left:.5rem;padding:.1em .5em;border-radius:1em;font-size:.85em;pointer-events:none}\
-.pc-phase-list{margin:0;padding-left:1.6em;font-size:.9em}\
-.pc-phase-list li{padding:.1em .3em;border-left:3px solid transparent}\
-.pc-phase-list button{font:inherit;background:none;border:0;padding:.1em 0;color:inherit;cursor:pointer;text-align:left}\
-.pc-phase-list [aria-current]{border-left-color:var(--pc-accent,#1f6feb);background:var(--pc-current-bg,#1f6feb14)}\
+.pc-phase-list{margin:0;padding-inline-start:1.6em;font-size:.9em}\
+.pc-phase-list li{padding:.1em .3em;border-inline-start:3px solid transparent}\
+.pc-phase-list button{font:inherit;background:none;border:0;padding:.1em 0;color:inherit;cursor:pointer;text-align:start}\
+.pc-phase-list [aria-current]{border-inline-start-color:var(--pc-accent,#1f6feb);background:var(--pc-current-bg,#1f6feb14)}\
 .pc-phase-list [aria-current] button{font-weight:700}\
 .pc-phase-cue{display:block;font-style:italic;opacity:.7}\
 .pc-phase-list [aria-current] .pc-phase-cue{opacity:1}\

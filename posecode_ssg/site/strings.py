@@ -100,6 +100,17 @@ def mode_word(mode: str) -> str:
     return mode if text is None else str(text)
 
 
+def _language_line(path) -> int:
+    """The line of ``language =`` in the configuration file ``path`` (1 when there is none)."""
+    try:
+        for n, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if raw.split("=")[0].strip() == "language":
+                return n
+    except (OSError, UnicodeDecodeError):
+        pass
+    return 1
+
+
 def site_catalogue(config, result=None) -> Catalogue:
     """The catalogue of a site's ``language`` with the project's ``i18n/<tag>.toml`` files
     (beside ``posecode.toml``). With ``result`` (a build's), a project catalogue that cannot be
@@ -113,12 +124,17 @@ def site_catalogue(config, result=None) -> Catalogue:
         for problem in cat.problems:
             result.errors.append((problem.path, Diagnostic(
                 code="i18n", severity="error", line=problem.line or 1, column=1, message=problem.message,
-                hint="a text is a quoted string; a plural string a table of CLDR forms with `other`")))
+                hint="a text is a quoted string with its English text's {fields}; a plural string a table of "
+                     "CLDR forms with `other` (docs/i18n.md)")))
+        for note in cat.notes:
+            result.warnings.append((note.path, Diagnostic(
+                code="i18n", severity="warning", line=note.line or 1, column=1, message=note.message,
+                hint="docs/i18n.md lists the keys and each language's plural forms")))
         if cat.missing:
             shown = ", ".join(cat.missing[:12]) + (f" and {len(cat.missing) - 12} more" if len(cat.missing) > 12 else "")
             where = config.config_path or config.root / "posecode.toml"
             result.warnings.append((where, Diagnostic(
-                code="i18n-missing", severity="warning", line=1, column=1,
+                code="i18n-missing", severity="warning", line=_language_line(where), column=1,
                 message=f"language '{cat.tag}': {len(cat.missing)} interface strings fall back to English: {shown}",
                 hint=f"add them to i18n/{cat.chain[0]}.toml beside posecode.toml (docs/i18n.md lists the keys)")))
     return cat

@@ -141,3 +141,24 @@ def test_the_runtime_english_is_the_catalogues(tmp_path):
     assert node.returncode == 0, node.stderr
     built_in = json.loads(node.stdout)
     assert built_in == catalogue("en").table("player.")
+
+
+def test_a_projects_wrong_fields_are_errors_and_typos_warnings(tmp_path):
+    """A text naming a field its key does not have, or a format its value cannot take, is an
+    error at its line (the file is left out); a key no string has, and a plural form the
+    language does not use, are warnings with the line (and the closest key)."""
+    (tmp_path / "i18n").mkdir()
+    (tmp_path / "i18n" / "de.toml").write_text(
+        '"prescription.rest_seconds" = "{sekunden} s Pause"\n'
+        '"figure.duration" = "{seconds:x} s"\n'
+        '"home.libary_heading" = "Unsere Übungen"\n'
+        '"filters.count" = { one = "{count} Übung", few = "{count} Übungen", other = "{count} Übungen" }\n',
+        encoding="utf-8")
+    cat = catalogue("de", tmp_path)
+    assert [(p.line, p.message) for p in cat.problems] == [
+        (1, "'prescription.rest_seconds': unknown field {sekunden} (its English text has {seconds})"),
+        (2, "'figure.duration': {seconds:x}: Unknown format code 'x' for object of type 'float'")]
+    assert [(p.line, p.message) for p in cat.notes] == [
+        (3, "'home.libary_heading' is not an interface string (did you mean 'home.library_heading'?)"),
+        (4, "'filters.count': the plural form 'few' is not one the language uses (one, other)")]
+    assert cat.texts["prescription.rest_seconds"] == catalogue("de").texts["prescription.rest_seconds"]
