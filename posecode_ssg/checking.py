@@ -46,6 +46,9 @@ class CheckedDocument:
     equipment_from_page: bool = False
     #: the document's Posecode text (a fence's body), for the fix proposals (motion/fixes.py)
     source: str | None = None
+    #: front-matter equipment its figure does not draw without the fence's attribute (band,
+    #: barbell: motion/equipment.py ``page_equipment_left_out``), told as a hint
+    equipment_left_out: tuple[str, ...] = ()
 
     def diagnostics(self) -> list[Diagnostic]:
         """Parser and kinematic diagnostics together, in :func:`reading_order` (line, column)."""
@@ -88,6 +91,10 @@ def add_kinematics(doc: CheckedDocument, fixes: bool = False):
         if kept != words:
             words = kept
             program = compile_ir(doc.result.ir, holding=holding_sides(words))
+    if doc.equipment_left_out and doc.equipment_from_page:
+        from posecode_ssg.motion.equipment import left_out_hints
+
+        hints = hints + left_out_hints(doc.equipment_left_out, doc.result.ir.line or 1)
     kin = kinematic_diagnostics(program) + hints
     if words:
         kin += place_equipment(program, words)
@@ -169,14 +176,16 @@ def check_file(path: Path, display: str | None = None, pages: PageChecker | None
     meta = None
     for block in extract_posecode_blocks(text):
         result = parse(block.source)
+        left_out: tuple[str, ...] = ()
         if "equipment" in block.attrs:
             equipment = tuple(block.attrs["equipment"])
         else:
-            from posecode_ssg.motion.equipment import page_equipment
+            from posecode_ssg.motion.equipment import page_equipment, page_equipment_left_out
             from posecode_ssg.site.fences import front_matter
 
             meta = front_matter(text) if meta is None else meta
             equipment = page_equipment(meta.get("equipment"))
+            left_out = page_equipment_left_out(meta.get("equipment"))
 
         def move(d: Diagnostic) -> Diagnostic:
             return d.moved(*block.file_position(d.line, d.column), lambda n: block.file_position(n, 1)[0])
@@ -184,7 +193,8 @@ def check_file(path: Path, display: str | None = None, pages: PageChecker | None
         moved = ParseResult(result.ir, [move(d) for d in result.errors],
                             [move(d) for d in result.warnings], [move(d) for d in result.hints])
         docs.append(CheckedDocument(shown, block.fence_line, moved, lines, equipment=equipment,
-                                    equipment_from_page="equipment" not in block.attrs, source=block.source))
+                                    equipment_from_page="equipment" not in block.attrs, source=block.source,
+                                    equipment_left_out=left_out))
     return docs
 
 

@@ -115,14 +115,16 @@ def _markdown_units(text: str) -> list[Unit]:
     meta = None
     for block in extract_posecode_blocks(text):
         result = parse(block.source)
+        left_out: tuple[str, ...] = ()
         if "equipment" in block.attrs:
             equipment = tuple(block.attrs["equipment"])
         else:
-            from posecode_ssg.motion.equipment import page_equipment
+            from posecode_ssg.motion.equipment import page_equipment, page_equipment_left_out
             from posecode_ssg.site.fences import front_matter
 
             meta = front_matter(text) if meta is None else meta
             equipment = page_equipment(meta.get("equipment"))
+            left_out = page_equipment_left_out(meta.get("equipment"))
 
         def move(d: Diagnostic, block=block) -> Diagnostic:
             return d.moved(*block.file_position(d.line, d.column), lambda n: block.file_position(n, 1)[0])
@@ -130,7 +132,7 @@ def _markdown_units(text: str) -> list[Unit]:
         moved = ParseResult(result.ir, [move(d) for d in result.errors],
                             [move(d) for d in result.warnings], [move(d) for d in result.hints])
         checked = CheckedDocument("", block.fence_line, moved, lines, equipment=equipment,
-                                  equipment_from_page="equipment" not in block.attrs)
+                                  equipment_from_page="equipment" not in block.attrs, equipment_left_out=left_out)
         body = split_lines(block.source) if block.source else []
         if len(body) > 1 and body[-1] == "" and block.source.endswith("\n"):
             body.pop()   # the body's final line break: the next file line is the closing fence

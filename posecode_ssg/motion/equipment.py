@@ -143,6 +143,33 @@ def page_equipment(listed) -> tuple[str, ...]:
     return tuple(w for w in WORDS if w in words)
 
 
+#: front-matter equipment terms a figure draws only from its fence's ``equipment`` attribute (how
+#: the item is held is not one thing), with the words that say it
+FENCE_ONLY: dict[str, str] = {
+    "band": 'equipment="band" (held in both hands) or equipment="band-anchor" (tied at its other end)',
+    "barbell": 'equipment="barbell" (in the hands) or equipment="barbell-back" (across the upper back)',
+}
+
+
+def page_equipment_left_out(listed) -> tuple[str, ...]:
+    """The terms of a page's front matter ``equipment`` list that no figure draws without its
+    fence's attribute (:data:`FENCE_ONLY`), in the list's order."""
+    from posecode_ssg.site.vocabularies import equipment_term
+
+    terms = (equipment_term(w) for w in (listed if isinstance(listed, (list, tuple)) else []))
+    return tuple(dict.fromkeys(t for t in terms if t in FENCE_ONLY))
+
+
+def left_out_hints(terms, line: int) -> list:
+    """One ``equipment-not-drawn`` hint (:class:`~posecode_ssg.language.diagnostics.Diagnostic`,
+    at ``line``) per front-matter term of :func:`page_equipment_left_out`."""
+    from posecode_ssg.language.diagnostics import Diagnostic
+
+    return [Diagnostic("equipment-not-drawn", "hint", line, 1,
+                       f"the front matter's '{t}' is not drawn on this figure: a {t} is drawn only when the "
+                       f"fence says how it is held", f"add {FENCE_ONLY[t]} to the fence") for t in terms]
+
+
 def drawn_items(words) -> list[tuple[str, str]]:
     """The (item, holder) pairs ``words`` draw, in order."""
     return [p for w in words for p in WORDS[w]]

@@ -38,16 +38,20 @@ def figure_options(info: FenceInfo, config: SiteConfig, meta: dict | None = None
     site whose language words its posters otherwise."""
     default = None if config.default_view == "auto" else config.default_view
     source = None
+    left_out: tuple[str, ...] = ()
     if "equipment" in info.attrs:
         equipment = info.attrs["equipment"]
     else:
-        from posecode_ssg.motion.equipment import page_equipment
+        from posecode_ssg.motion.equipment import page_equipment, page_equipment_left_out
 
         equipment = page_equipment((meta or {}).get("equipment"))
+        left_out = page_equipment_left_out((meta or {}).get("equipment"))
         source = "page" if equipment else None
     options = {"view": info.attrs.get("view", default), "avatar": info.attrs.get("avatar"),
                "title": info.attrs.get("title"), "default_avatar": config.default_avatar,
                "equipment": tuple(equipment) or None, "equipment_from": source, "strip": True if first else None}
+    if left_out:   # told as a hint on the figure (motion/equipment.py ``left_out_hints``)
+        options["equipment_left_out"] = left_out
     words = poster_words()
     if words is not None:   # posters in the site's language: a key of their own
         options["poster_words"] = words

@@ -186,7 +186,9 @@ def compile_figure(source: str, options: dict | None = None, key: str | None = N
         ``equipment`` (a tuple of equipment words drawn on the figure, or None:
         motion/equipment.py), ``equipment_from`` (``"page"`` when the words come from the page's
         front matter: an item that cannot be held as written is then left out, with a hint),
-        ``strip`` (true: render the phase strip too, :attr:`CompiledFigure.strip`).
+        ``strip`` (true: render the phase strip too, :attr:`CompiledFigure.strip`),
+        ``equipment_left_out`` (front-matter words no figure draws without the fence's attribute:
+        a hint each).
     :param key: the block's :func:`figure_key` when the caller has it (the build: computed
         once, where its jobs are made).
     :returns: a :class:`CompiledFigure`; never raises for bad Posecode (the
@@ -245,6 +247,10 @@ def compile_figure(source: str, options: dict | None = None, key: str | None = N
                 program = compile_ir(ir, avatar=avatar, holding=holding_sides(words))
         if words:
             figure.diagnostics += _equipment(program, words)
+        if options.get("equipment_left_out"):
+            from posecode_ssg.motion.equipment import left_out_hints
+
+            figure.diagnostics += [_diag_dict(h) for h in left_out_hints(options["equipment_left_out"], ir.line or 1)]
         figure.motion = program.to_json()
         figure.loop = float(program.duration)
         try:

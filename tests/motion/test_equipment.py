@@ -273,3 +273,33 @@ def test_compile_figure_carries_equipment_into_the_motion_json():
     assert set(fig.motion["equipment"]["mat"]) == {"center", "size", "yaw"}
     assert "equipment" not in compile_figure(RAISE, {"equipment": None}).motion
     assert set(WORDS) >= set(fig.motion["equipment"]["items"])
+
+
+def test_front_matter_band_or_barbell_without_the_fence_attribute_is_a_hint(tmp_path):
+    """A page whose front matter lists a band or a barbell draws neither (how it is held is the
+    fence's to say): ``check`` and the build give an ``equipment-not-drawn`` hint at the fence's
+    header naming the attribute that draws it; a fence that names it gets none."""
+    from posecode_ssg.checking import check_file
+    from posecode_ssg.config import load_config
+    from posecode_ssg.site.build import build_site
+
+    fence = ("```posecode{attrs}\nposecode exercise \"Row\"\n  rig humanoid\n  pose start = standing\n\n"
+             "  step \"Pull\" 1s settle:\n    elbows: flex 90\n    ground-lock: feet\n```\n")
+    page = "---\ntitle: Row\nequipment: [Resistance band, barbell]\n---\n\n# Row\n\n" + fence.format(attrs="")
+    (tmp_path / "content").mkdir()
+    (tmp_path / "content" / "row.md").write_text(page)
+    (tmp_path / "content" / "named.md").write_text(page.replace("```posecode\n", '```posecode equipment="band"\n'))
+    checked = [d for d in check_file(tmp_path / "content" / "row.md") if not d.page]
+    from posecode_ssg.checking import add_kinematics
+
+    add_kinematics(checked[0])
+    hints = [d for d in checked[0].diagnostics() if d.code == "equipment-not-drawn"]
+    assert [h.message.split(":")[0] for h in hints] == ["the front matter's 'band' is not drawn on this figure",
+                                                         "the front matter's 'barbell' is not drawn on this figure"]
+    assert hints[0].line == 9 and 'equipment="band-anchor"' in hints[0].hint
+    result = build_site(load_config(cwd=tmp_path), progress=False)
+    by_page = {}
+    for path, d in result.hints:
+        by_page.setdefault(path.name, []).append(d.code)
+    assert by_page.get("row.md", []).count("equipment-not-drawn") == 2
+    assert "equipment-not-drawn" not in by_page.get("named.md", [])
