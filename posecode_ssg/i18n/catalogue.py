@@ -181,17 +181,33 @@ class LocalNumber:
         self.value, self.locale = value, locale
 
     def __format__(self, spec: str) -> str:
-        from babel.numbers import format_decimal, get_decimal_symbol
-
         v = self.value
         if isinstance(v, int) and not spec:
+            if -1000 < v < 1000:   # no digit grouping below a thousand in any locale
+                return str(v)
+            from babel.numbers import format_decimal
+
             return format_decimal(v, locale=self.locale)
         text = format(v, spec or "g")
-        sign = get_decimal_symbol(self.locale)
+        sign = _decimal_sign(self.locale)
         return text.replace(".", sign) if sign != "." else text
 
     def __str__(self) -> str:
         return self.__format__("")
+
+
+_SIGNS: dict[str, str] = {}
+
+
+def _decimal_sign(locale) -> str:
+    """The decimal sign of ``locale`` (Babel's locale data), remembered per locale."""
+    key = str(locale)
+    sign = _SIGNS.get(key)
+    if sign is None:
+        from babel.numbers import get_decimal_symbol
+
+        sign = _SIGNS[key] = get_decimal_symbol(locale)
+    return sign
 
 
 class Text(str):
@@ -203,8 +219,14 @@ class Text(str):
         loc = getattr(self, "locale", None)
         if loc is None:
             return super().format(*args, **fields)
-        wrap = (lambda v: LocalNumber(v, loc) if isinstance(v, (int, float)) and not isinstance(v, bool) else v)
-        return super().format(*[wrap(a) for a in args], **{k: wrap(v) for k, v in fields.items()})
+        return super().format(*[_local(a, loc) for a in args], **{k: _local(v, loc) for k, v in fields.items()})
+
+
+def _local(value, locale):
+    """``value`` as a text puts it: a number (not a bool) in the locale's form."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return LocalNumber(value, locale)
+    return value
 
 
 def _text(value: str, locale) -> Text:
