@@ -183,7 +183,7 @@ class LocalNumber:
     def __format__(self, spec: str) -> str:
         v = self.value
         if isinstance(v, int) and not spec:
-            if -1000 < v < 1000:   # no digit grouping below a thousand in any locale
+            if -1000 < v < 1000 and _latin_digits(self.locale):   # no grouping below a thousand
                 return str(v)
             from babel.numbers import format_decimal
 
@@ -208,6 +208,21 @@ def _decimal_sign(locale) -> str:
 
         sign = _SIGNS[key] = get_decimal_symbol(locale)
     return sign
+
+
+_LATIN: dict[str, bool] = {}
+
+
+def _latin_digits(locale) -> bool:
+    """Whether ``locale`` writes numbers with the digits 0-9 as Python does (Babel's locale data;
+    not, for instance, a locale whose default digits are Arabic-Indic), remembered per locale."""
+    key = str(locale)
+    latin = _LATIN.get(key)
+    if latin is None:
+        from babel.numbers import format_decimal
+
+        latin = _LATIN[key] = format_decimal(-987, locale=locale) == "-987"
+    return latin
 
 
 class Text(str):
