@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import re
 import tomllib
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -255,8 +256,9 @@ class Catalogue:
     """The interface strings of one site language (:func:`catalogue`).
 
     ``tag``: the language as configured (normalised); ``chain``: its fallback tags; ``texts``:
-    key -> :class:`Text` or {category: Text}; ``missing``: the keys English has that no file
-    before English in the chain gives (empty for English); ``direction``: ``"ltr"`` or ``"rtl"``;
+    key -> :class:`Text` or {category: Text}; ``missing``: the keys English has, with words to
+    translate (:func:`wants_words`), that no file before English in the chain gives (empty for
+    English); ``direction``: ``"ltr"`` or ``"rtl"``;
     ``problems``: :class:`CatalogueError` s of the project's files (they are then left out)."""
 
     tag: str
@@ -321,6 +323,13 @@ class Catalogue:
                 for k, v in self.texts.items() if k.startswith(prefix)}
 
 
+def wants_words(value) -> bool:
+    """Whether an English text (or plural table) has words to translate: not an icon (``▶``) or a
+    bare field with a sign (``{s}×``), which every language shows as they are."""
+    texts = [value] if isinstance(value, str) else list(value.values())
+    return any(re.search(r"[^\W\d_]", re.sub(r"\{[^{}]*\}", "", t)) for t in texts)
+
+
 def _babel_locale(chain: list[str]):
     from babel import Locale, UnknownLocaleError
 
@@ -365,7 +374,8 @@ def catalogue(tag: str = "en", project_dir: Path | None = None) -> Catalogue:
         value = next(table[key] for _t, table in layers if key in table)
         texts[key] = _text(value, loc) if isinstance(value, str) else {c: _text(v, loc) for c, v in value.items()}
     own = [table for t, table in layers if t != "en"]
-    missing = [k for k in english if not any(k in table for table in own)] if chain[0] != "en" else []
+    missing = [k for k in english if wants_words(english[k]) and not any(k in table for table in own)] \
+        if chain[0] != "en" else []
     direction = "rtl" if getattr(loc, "text_direction", "ltr") == "rtl" else "ltr"
     return Catalogue(normalise_tag(tag), chain, texts, missing, direction, loc, problems, notes)
 
