@@ -54,7 +54,10 @@ def posed(page, k: int) -> dict:
     """Figure ``k`` scrolled into view and drawn: its canvas and box widths, state, and whether
     its sampled head is at standing height (m)."""
     page.evaluate(f"{FIGS}[{k}].scrollIntoView({{block: 'center'}})")
-    page.evaluate("posecode.frame()")
+    # the IntersectionObserver reports it on a later frame, the draw after: a loaded machine
+    # may take more than one
+    page.evaluate(f"""async () => {{ const f = {FIGS}[{k}];
+        for (let i = 0; i < 60 && !(f.drawCount > 0); i++) await posecode.frame(); }}""")
     return page.evaluate(f"""(() => {{ const f = {FIGS}[{k}]; const s = f.sample();
         return {{title: f.dataset.title, w: f.canvas.width, box: Math.round(f.getBoundingClientRect().width),
                  live: f.view.dataset.state, head: !!(s && s.bones && s.bones.head && s.bones.head[1] > 1.3)}}; }})()""")

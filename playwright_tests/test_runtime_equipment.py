@@ -196,7 +196,10 @@ def test_a_figure_without_equipment_samples_none(rt_page, runtime_site):
     rt_page.goto(runtime_site.page("no-equipment", [figure_html("a", doc)]))
     rt_page.evaluate(READY_ALL)
     assert rt_page.evaluate("document.getElementById('a').sample().equipment") == []
-    drawn = "posecode.frame().then(() => { const m = document.getElementById('a').mannequin; return [!!m, m && m.equipment === undefined]; })"
+    # drawn on a frame soon after it is ready (a loaded machine may take more than one)
+    drawn = """async () => { const f = document.getElementById('a');
+        for (let i = 0; i < 60 && !(f.drawCount > 0); i++) await posecode.frame();
+        const m = f.mannequin; return [!!m, m && m.equipment === undefined]; }"""
     assert rt_page.evaluate(drawn) == [True, True]   # drawn, with no equipment meshes
 
 
