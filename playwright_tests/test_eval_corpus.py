@@ -51,9 +51,9 @@ TRANSFER = ('the weight passes from foot to foot inside one phase or across a ph
             '(a step, a switch, a turn, a step onto the box): the weight shift acts while one foot alone is locked '
             'or pinned to the floor, or both are, and goes over at most as fast as solver.shiftLeadMin allows; a '
             'foot pinned to the box top is not a stance foot')
-LYING = ('lying or seated: its phase ends rest or settle on what holds them (issue 19 item 1), but between them the '
-         'interpolated turn of a body the floor alone holds is not re-solved (bicycle crunch), a seated body\'s hip '
-         'flexion lifts its legs and it rests balanced on the buttocks, legs up (seated fold)')
+LYING = ('lying, rolling from side to side: its phase ends rest on what holds them (issue 19 item 1), but between '
+         'them the body passes over its back, which bears it on a line, while the twist carries the centre of mass '
+         'sideways (bicycle crunch; the resting settle leaves a body whose rests turn opposite ways)')
 STANDING_KNEEL = ('kneeling or on hands and feet from a standing start: a standing body is never tipped, so the '
                   'settle does not apply (issue 19 item 1); needs a settle for bodies whose start stands')
 SUPPORT_PENDING: dict[str, str] = {
@@ -69,7 +69,6 @@ SUPPORT_PENDING: dict[str, str] = {
     'mountain-climber.posecode': TRANSFER,
     'props/box-step-up.md': TRANSFER,
     'props/wall-sit.md': TWO_FOOT,
-    'seated-forward-fold.posecode': LYING,
     'step-up.posecode': TRANSFER,
     'superhero-landing.posecode': STANDING_KNEEL,
     'walk-cycle.posecode': TRANSFER,

@@ -16,11 +16,16 @@
  * there (the probes mirrored about the ends). So the phase ends stay the numpy solve's, and the
  * rest channel keeps its velocity at the boundaries (C1). Runtime-only, like the entry blend: the
  * numpy solve has phase ends only, where the correction is 0.
+ *
+ * A body nothing holds but the floor (a long sit, a lying body: the rest's) is settled the same
+ * way when the rest of it touches the floor at both ends of the segment: what it rocks on is found
+ * from the segment's own poses ({@link restingHeld}), and the turn, about the pelvis above that
+ * spot, comes with a horizontal move that keeps the spot where it was (`st.sx`, `st.sz`).
  * @module solvers/settle
  */
 
 /** Inner probes + 1 of a settle segment (the correction's knots: u = k / SETTLE_PROBES). */
-export const SETTLE_PROBES = 8;
+export const SETTLE_PROBES = 16;
 /** Degrees of the search's first step and its largest turn; its halvings. */
 const FIRST_STEP = 0.5, MAX_TURN = 16, BISECT = 10;
 
@@ -28,16 +33,24 @@ const FIRST_STEP = 0.5, MAX_TURN = 16, BISECT = 10;
  * The settle record of a segment, or null: `phase` its motion JSON phase (the destination),
  * `r0`, `r1` the rests (motion JSON `rest`) of its start and end keyframes (undefined: none).
  * `held`: 1 for each bone that holds the body (a locked or floor-pinned foot or hand with all below
- * it; a pinned knee, elbow or pelvis alone; the back bones for `back`); `axis`: the unit axis of the
- * larger rest's turn; `probes`: Δθ (degrees) at the knots.
+ * it; a pinned knee, elbow or pelvis alone; the back bones for `back`), null for a body the floor
+ * alone holds ({@link restingHeld} finds it); `axis`: the unit axis of the larger rest's turn;
+ * `probes`: Δθ (degrees) at the knots.
  */
 export function settlePlan(rig, sk, phase, r0, r1) {
   if (phase.hang === true) return null;
   const holds = [...(phase.gl || []), ...(phase.pin || []).filter(([, a]) => a === "floor").map(([e]) => e)];
-  if (!holds.length) return null;
   const a0 = r0 ? Math.hypot(r0[0], r0[1], r0[2]) : 0, a1 = r1 ? Math.hypot(r1[0], r1[1], r1[2]) : 0;
   if (Math.max(a0, a1) < 1e-3) return null;
   const r = a1 >= a0 ? r1 : r0, n = Math.max(a0, a1);
+  if (!holds.length) {
+    // nothing holds it: a body the floor alone holds (the rest's); what holds it is found from
+    // the segment's poses (restingHeld). Not one rolling over from one side to the other (the
+    // rests turn opposite ways): it passes over its back, which no turn along one of them keeps
+    if (phase.gait === true || (phase.grip || []).length || (a0 && a1 && r0[0] * r1[0] + r0[1] * r1[1] + r0[2] * r1[2] < 0)) return null;
+    return { held: null, axis: Float64Array.of(r[0] / n, r[1] / n, r[2] / n), probes: new Float64Array(SETTLE_PROBES + 1),
+      probing: false, force: 0 };
+  }
   const held = new Uint8Array(sk.boneCount);
   for (const e of holds) {
     if (e === "back") {
@@ -56,11 +69,46 @@ export function settlePlan(rig, sk, phase, r0, r1) {
 
 /** Δθ (degrees) of settle record `st` at `u` (0–1): the probes' Catmull-Rom curve (or the probe's forced value). */
 export function settleAngle(st, u) {
-  if (st.probing) return st.force;
-  const N = SETTLE_PROBES, P = st.probes, x = Math.min(Math.max(u, 0), 1) * N, k = Math.min(Math.floor(x), N - 1), f = x - k;
+  return st.probing ? st.force : knotCurve(st.probes, u);
+}
+
+/**
+ * The Catmull-Rom curve at `u` (0–1) through knots `P` (k = 0…{@link SETTLE_PROBES}), mirrored
+ * about the ends (zero slope there): the settle's turn, and the slide (x, z: `st.sx`, `st.sz`)
+ * that keeps a body the floor alone holds on the spot it rocks on (figuremodel.js `_settleAhead`).
+ */
+export function knotCurve(P, u) {
+  const N = SETTLE_PROBES, x = Math.min(Math.max(u, 0), 1) * N, k = Math.min(Math.floor(x), N - 1), f = x - k;
   const p = (i) => P[i < 0 ? -i : i > N ? 2 * N - i : i];
   const p0 = p(k - 1), p1 = p(k), p2 = p(k + 1), p3 = p(k + 2);
   return 0.5 * (2 * p1 + (p2 - p0) * f + (2 * p0 - 5 * p1 + 4 * p2 - p3) * f * f + (3 * p1 - p0 - 3 * p2 + p3) * f * f * f);
+}
+
+/**
+ * What holds a body the floor alone holds over a segment (a settle record of {@link settlePlan}
+ * with `held` null): the bones within `band` (m; rig.json `solver.baseContact`) of the floor at
+ * every knot, u = k / {@link SETTLE_PROBES}, of the uncorrected segment (`lowestAt(k)`: the posed
+ * skeleton's {@link Skeleton#measureLowest} per bone), the pivot it rocks on. The settle keeps the
+ * rest of the body, which also touches the floor at both of the segment's ends (a long sit's
+ * heels at its start, the fingers at its end), down between them: a seated forward fold's rest
+ * tips the body forward until the hands touch at the phase end, but between the ends the hips'
+ * flexion, growing faster than the interpolated turn, lifted the heels 27 cm and the centre of
+ * mass stood 20 cm in front of the buttocks, nothing under it. Returns whether there is such a
+ * second surface to keep down (else the segment needs no settle); sets `st.held`.
+ */
+export function restingHeld(st, sk, band, lowestAt) {
+  const N = SETTLE_PROBES, held = new Uint8Array(sk.boneCount).fill(1);
+  let ends = [Infinity, Infinity];
+  for (let k = 0; k <= N; k++) {
+    const low = lowestAt(k);
+    low.forEach((y, b) => { if (!(y <= band)) held[b] = 0; });
+    // each end's lowest point of the rest of the body (the held part is known once all are seen)
+    if (k % N === 0) ends[k && 1] = low.slice();
+  }
+  st.held = held;
+  // the rest of the body down at both ends (the legs at one, the hands at the other, say)
+  ends = ends.map((low) => Math.min(...low.filter((y, b) => !held[b])));
+  return held.includes(1) && ends[0] <= band && ends[1] <= band;
 }
 
 /** The lowest mesh point (m) of the bones that do not hold the body (`st.held`) on the posed skeleton. */
