@@ -16,7 +16,7 @@ import { span } from "./solvers/ccd.js";
 import { ankleX } from "./solvers/measure.js";
 import { measureStance } from "./solvers/balance.js";
 import { balanceWarning } from "./solvers/balancewarn.js";
-import { freeLowest, knotCurve, probeSettle, restingHeld, settleAngle, settlePlan, SETTLE_PROBES } from "./solvers/settle.js";
+import { freeLowest, knotCurve, probeSettle, restingHeld, settleAngle, settlePlan } from "./solvers/settle.js";
 import { attachItems } from "./equipment.js";
 
 const NO_CONTACTS = [];
@@ -155,14 +155,14 @@ export class FigureModel {
    * holds first has what holds it found (`restingHeld`). Returns false when it needs no settle.
    */
   _settleAhead(s, st) {
-    const tl = this.timeline, t0 = tl.times[s], T = tl.times[s + 1] - t0;
+    const tl = this.timeline, t0 = tl.times[s], T = tl.times[s + 1] - t0, N = st.probes.length - 1;
     st.probing = true;
     const resting = st.held === null;
     if (resting) {   // a body the floor alone holds: what it rocks on, uncorrected
       st.force = 0;
       const sk = this.skeleton;
       const ok = restingHeld(st, sk, this.rig.solver.baseContact, (k) => {
-        this._solve(t0 + (T * k) / SETTLE_PROBES, s);
+        this._solve(t0 + (T * k) / N, s);
         sk.measureLowest();
         return sk.lowestByBone;
       });
@@ -170,25 +170,25 @@ export class FigureModel {
     }
     probeSettle(st, (k, d) => {
       st.force = d;
-      this._solve(t0 + (T * k) / SETTLE_PROBES, s);
+      this._solve(t0 + (T * k) / N, s);
       return freeLowest(this.skeleton, st);
     }, this.rig.solver.pivotTolerance);
     if (resting) {
       // turned about the spot it rocks on, not about the pelvis above it (turned alone, a folding
       // body slid forward on its seat 10 cm and back): at each knot, the held part's lowest point
       // turned is moved back over where it was
-      const sk = this.skeleton, p = new Float64Array(3);
-      st.sx = new Float64Array(SETTLE_PROBES + 1);
-      st.sz = new Float64Array(SETTLE_PROBES + 1);
+      const sk = this.skeleton, p = new Float64Array(3), sx = new Float64Array(N + 1), sz = sx.slice();
       st.probes.forEach((d, k) => {
         for (const f of d ? [-1, 1] : []) {
           st.force = f > 0 ? d : 0;
-          this._solve(t0 + (T * k) / SETTLE_PROBES, s);
+          this._solve(t0 + (T * k) / N, s);
           sk.lowestPoint(st.held, p);
-          st.sx[k] -= f * p[0];
-          st.sz[k] -= f * p[2];
+          sx[k] -= f * p[0];
+          sz[k] -= f * p[2];
         }
       });
+      st.sx = sx;   // read by _solve from now on
+      st.sz = sz;
     }
     st.probing = false;
     return true;
@@ -328,7 +328,7 @@ export class FigureModel {
     sk.rootPos[0] = this.startPos[0] + r[1] + r[6];
     sk.rootPos[1] = this.startPos[1] + r[7];
     sk.rootPos[2] = this.startPos[2] + r[2] + r[8];
-    if (st && st.sx && !st.probing) {   // a body the floor alone holds keeps the spot it rocks on
+    if (st && st.sx) {   // a body the floor alone holds keeps the spot it rocks on
       sk.rootPos[0] += knotCurve(st.sx, tl.u);
       sk.rootPos[2] += knotCurve(st.sz, tl.u);
     }

@@ -24,8 +24,14 @@
  * @module solvers/settle
  */
 
-/** Inner probes + 1 of a settle segment (the correction's knots: u = k / SETTLE_PROBES). */
-export const SETTLE_PROBES = 16;
+/**
+ * Inner probes + 1 of a held body's settle segment (the correction's knots: u = k / N, N the
+ * knots' count less one, `st.probes.length` − 1). A body the floor alone holds has twice as many:
+ * the surface it keeps down passes from one part to another (heels to hands), a kink that 7 inner
+ * knots rounded off, both 15–19 mm up for a fifth of a second; a held body's probes (the bracketing
+ * search's steps) are rougher, and at 15 knots their curve jolted a dead bug's ankle 17 mm in a frame.
+ */
+export const SETTLE_PROBES = 8;
 /** Degrees of the search's first step and its largest turn; its halvings. */
 const FIRST_STEP = 0.5, MAX_TURN = 16, BISECT = 10;
 
@@ -47,8 +53,9 @@ export function settlePlan(rig, sk, phase, r0, r1) {
     // nothing holds it: a body the floor alone holds (the rest's); what holds it is found from
     // the segment's poses (restingHeld). Not one rolling over from one side to the other (the
     // rests turn opposite ways): it passes over its back, which no turn along one of them keeps
-    if (phase.gait === true || (phase.grip || []).length || (a0 && a1 && r0[0] * r1[0] + r0[1] * r1[1] + r0[2] * r1[2] < 0)) return null;
-    return { held: null, axis: Float64Array.of(r[0] / n, r[1] / n, r[2] / n), probes: new Float64Array(SETTLE_PROBES + 1),
+    // (a grip hangs it: `hang`, above; a rest is never a standing body's, so never a gait's)
+    if (a0 && a1 && r0[0] * r1[0] + r0[1] * r1[1] + r0[2] * r1[2] < 0) return null;
+    return { held: null, axis: Float64Array.of(r[0] / n, r[1] / n, r[2] / n), probes: new Float64Array(2 * SETTLE_PROBES + 1),
       probing: false, force: 0 };
   }
   const held = new Uint8Array(sk.boneCount);
@@ -73,12 +80,12 @@ export function settleAngle(st, u) {
 }
 
 /**
- * The Catmull-Rom curve at `u` (0–1) through knots `P` (k = 0…{@link SETTLE_PROBES}), mirrored
+ * The Catmull-Rom curve at `u` (0–1) through knots `P` (k = 0…N, N = `P.length` − 1), mirrored
  * about the ends (zero slope there): the settle's turn, and the slide (x, z: `st.sx`, `st.sz`)
  * that keeps a body the floor alone holds on the spot it rocks on (figuremodel.js `_settleAhead`).
  */
 export function knotCurve(P, u) {
-  const N = SETTLE_PROBES, x = Math.min(Math.max(u, 0), 1) * N, k = Math.min(Math.floor(x), N - 1), f = x - k;
+  const N = P.length - 1, x = Math.min(Math.max(u, 0), 1) * N, k = Math.min(Math.floor(x), N - 1), f = x - k;
   const p = (i) => P[i < 0 ? -i : i > N ? 2 * N - i : i];
   const p0 = p(k - 1), p1 = p(k), p2 = p(k + 1), p3 = p(k + 2);
   return 0.5 * (2 * p1 + (p2 - p0) * f + (2 * p0 - 5 * p1 + 4 * p2 - p3) * f * f + (3 * p1 - p0 - 3 * p2 + p3) * f * f * f);
@@ -87,7 +94,7 @@ export function knotCurve(P, u) {
 /**
  * What holds a body the floor alone holds over a segment (a settle record of {@link settlePlan}
  * with `held` null): the bones within `band` (m; rig.json `solver.baseContact`) of the floor at
- * every knot, u = k / {@link SETTLE_PROBES}, of the uncorrected segment (`lowestAt(k)`: the posed
+ * every knot, u = k / N, of the uncorrected segment (`lowestAt(k)`: the posed
  * skeleton's {@link Skeleton#measureLowest} per bone), the pivot it rocks on. The settle keeps the
  * rest of the body, which also touches the floor at both of the segment's ends (a long sit's
  * heels at its start, the fingers at its end), down between them: a seated forward fold's rest
@@ -97,8 +104,8 @@ export function knotCurve(P, u) {
  * second surface to keep down (else the segment needs no settle); sets `st.held`.
  */
 export function restingHeld(st, sk, band, lowestAt) {
-  const N = SETTLE_PROBES, held = new Uint8Array(sk.boneCount).fill(1);
-  let ends = [Infinity, Infinity];
+  const N = st.probes.length - 1, held = new Uint8Array(sk.boneCount).fill(1);
+  let ends = [];
   for (let k = 0; k <= N; k++) {
     const low = lowestAt(k);
     low.forEach((y, b) => { if (!(y <= band)) held[b] = 0; });
@@ -108,7 +115,9 @@ export function restingHeld(st, sk, band, lowestAt) {
   st.held = held;
   // the rest of the body down at both ends (the legs at one, the hands at the other, say)
   ends = ends.map((low) => Math.min(...low.filter((y, b) => !held[b])));
-  return held.includes(1) && ends[0] <= band && ends[1] <= band;
+  // (nothing held throughout: the free part is the whole body, on the floor at every knot, and
+  // the probes find nothing to correct)
+  return ends[0] <= band && ends[1] <= band;
 }
 
 /** The lowest mesh point (m) of the bones that do not hold the body (`st.held`) on the posed skeleton. */
@@ -129,7 +138,7 @@ export function freeLowest(sk, st) {
  * the rest brought held hands down) and {@link BISECT} halvings, never by a slope.
  */
 export function probeSettle(st, gapAt, tol) {
-  const N = SETTLE_PROBES;
+  const N = st.probes.length - 1;
   st.probes.fill(0);
   const g0 = gapAt(0, 0), g1 = gapAt(N, 0);
   for (let k = 1; k < N; k++) {
