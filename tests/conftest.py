@@ -15,7 +15,8 @@ def shared_path(*parts: str) -> Path:
     """Return a path under ../shared, skipping the calling test when it is absent."""
     path = SHARED.joinpath(*parts)
     if not path.exists():
-        pytest.skip(f"shared test data not found: {path}")
+        # also at a test module's import (a module of cases collected from the folder)
+        pytest.skip(f"shared test data not found: {path}", allow_module_level=True)
     return path
 
 
