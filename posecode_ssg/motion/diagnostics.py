@@ -13,7 +13,7 @@ import numpy as np
 
 from posecode_ssg.language.diagnostics import Diagnostic
 from posecode_ssg.language.rom import rom_box
-from posecode_ssg.language.vocabulary import FLOOR, expand_ground_lock
+from posecode_ssg.language.vocabulary import EFFECTOR_BONE, FLOOR, expand_ground_lock
 
 from .collide import self_collision_depth
 from .fk import BONES
@@ -92,6 +92,10 @@ def kinematic_diagnostics(program) -> list[Diagnostic]:
       that would), at the step line.
     - ``kinematic-choreography-base``: ``turn``/``travel`` on a lying or seated start pose (out of
       scope, spec §6), at the step line.
+    - ``kinematic-reach-released`` (a hint): a reach held a limb in one phase and the next is a
+      hold (no angle, turn or travel written) that does not repeat it, so the limb goes back to
+      its angles and the effector moves more than :data:`REACH_RELEASE_REPORT` (5 cm) in the
+      body's frame (:func:`_released_reaches`), at the hold's step line.
     - ``kinematic-loop-start``: a loop that ends on its start pose as written (no wrap segment,
       KR §5.1) whose solved end stands a foot more than :data:`LOOP_POSE_REPORT` (5 cm) from where
       the start pose stands it, in the body's frame (a ground-lock in the last step held a foot an
@@ -195,6 +199,7 @@ def kinematic_diagnostics(program) -> list[Diagnostic]:
                          "move the limb round the floor instead of through it (an arm out to the side "
                          "first, then forward), or split the phase so it passes above the floor",
                          phase=kf.name, effector=effector, lift=round(lift, 3), at=round(u, 2), bone=bone))
+    out += _released_reaches(program, sol)
     if program.wrap == 0 and sol.phases:
         kf, end, base = program.keyframes[-1], sol.phases[-1].world, sol.base
         offsets = {s: float(norm3(end.root_rot.T @ (end.pos[f"ankle_{s}"] - end.root_pos)
@@ -209,6 +214,45 @@ def kinematic_diagnostics(program) -> list[Diagnostic]:
                              f"let the foot step back in the last step (leave foot_{side} out of its "
                              "ground-lock), or add a step that brings it back",
                              phase=kf.name, foot=f"foot_{side}", offset=round(offsets[side], 3)))
+    return out
+
+
+#: how far (m, in the body's own frame) a released reach's effector may move for
+#: ``kinematic-reach-released`` to stay quiet
+REACH_RELEASE_REPORT = 0.05
+
+
+def _released_reaches(program, sol) -> list[Diagnostic]:
+    """``kinematic-reach-released``: a reach held a limb in one phase, the next phase is a hold
+    (it writes no joint angle, turn or travel) that does not repeat the reach, and the effector
+    moves more than :data:`REACH_RELEASE_REPORT` in the body's frame between the two phase
+    ends. Contacts hold for their own phase only while angles carry over (spec §3), so the limb
+    goes back to the angles the reach had bent it away from: a seated toe reach followed by a
+    'Hold' with only a cue swings the arms back up from the ankles, and the body rolls back. A
+    step that writes angles is moving on, and letting go there is the author's (a knee hug's
+    'Release', a hand leaving the box to stand up). At the hold's step line."""
+    out = []
+    kfs, phases = program.keyframes, sol.phases
+    for k in range(1, min(len(kfs), len(phases))):
+        prev, kf = kfs[k - 1], kfs[k]
+        if kf.authored or kf.turn_authored or kf.travel_authored:
+            continue
+        kept = {c.effector for c in kf.reaches}
+        for c in prev.reaches:
+            bone = EFFECTOR_BONE.get(c.effector)
+            if c.effector in kept or bone is None:
+                continue
+            a, b = phases[k - 1].world, phases[k].world
+            moved = float(norm3(b.root_rot.T @ (b.pos[bone] - b.root_pos) - a.root_rot.T @ (a.pos[bone] - a.root_pos)))
+            if moved <= REACH_RELEASE_REPORT:
+                continue
+            out.append(_hint("kinematic-reach-released", kf.line,
+                             f"the reach of {c.effector} for {c.target} holds it in phase {prev.name!r} "
+                             f"only: in {kf.name!r} the limb goes back to its angles, the {c.effector} "
+                             f"moving {_cm(moved)}",
+                             f"repeat `reach: {c.effector} {c.target}` in {kf.name!r} to keep it there, "
+                             "or write the limb's angles for this step",
+                             phase=kf.name, effector=c.effector, moved=round(moved, 3)))
     return out
 
 
