@@ -202,9 +202,7 @@ def kinematic_diagnostics(program) -> list[Diagnostic]:
     out += _released_reaches(program, sol)
     if program.wrap == 0 and sol.phases:
         kf, end, base = program.keyframes[-1], sol.phases[-1].world, sol.base
-        offsets = {s: float(norm3(end.root_rot.T @ (end.pos[f"ankle_{s}"] - end.root_pos)
-                                  - base.root_rot.T @ (base.pos[f"ankle_{s}"] - base.root_pos)))
-                   for s in ("left", "right")}
+        offsets = {s: _moved_in_body(base, end, f"ankle_{s}") for s in ("left", "right")}
         side = max(offsets, key=offsets.get)
         if offsets[side] > LOOP_POSE_REPORT:
             out.append(_warn("kinematic-loop-start", kf.ground_lock_line or kf.line,
@@ -215,6 +213,12 @@ def kinematic_diagnostics(program) -> list[Diagnostic]:
                              "ground-lock), or add a step that brings it back",
                              phase=kf.name, foot=f"foot_{side}", offset=round(offsets[side], 3)))
     return out
+
+
+def _moved_in_body(a, b, bone: str) -> float:
+    """How far (m) joint ``bone`` lies from where it was, from world ``a`` to world ``b``, in the
+    body's own frame (the root's position and rotation taken out)."""
+    return float(norm3(b.root_rot.T @ (b.pos[bone] - b.root_pos) - a.root_rot.T @ (a.pos[bone] - a.root_pos)))
 
 
 #: how far (m, in the body's own frame) a released reach's effector may move for
@@ -242,8 +246,7 @@ def _released_reaches(program, sol) -> list[Diagnostic]:
             bone = EFFECTOR_BONE.get(c.effector)
             if c.effector in kept or bone is None:
                 continue
-            a, b = phases[k - 1].world, phases[k].world
-            moved = float(norm3(b.root_rot.T @ (b.pos[bone] - b.root_pos) - a.root_rot.T @ (a.pos[bone] - a.root_pos)))
+            moved = _moved_in_body(phases[k - 1].world, phases[k].world, bone)
             if moved <= REACH_RELEASE_REPORT:
                 continue
             out.append(_hint("kinematic-reach-released", kf.line,
