@@ -69,7 +69,7 @@ def test_every_figure_comes_up_posed(browser, sphinx_site, viewport):
             # shown: the runtime draws it once it intersects the viewport (IntersectionObserver)
             page.wait_for_function(f"{figs}[{k}].view.dataset.state === 'live'", timeout=10_000)
             page.evaluate("posecode.frame()")
-            state = page.evaluate(f"""(() => {{ const f = {figs}[{k}]; const s = f.sample();
+            state = page.evaluate(f"""(() => {{ const f = {figs}[{k}]; f.seek(0); const s = f.sample();
                 return {{w: f.canvas.width, h: f.canvas.height, box: Math.round(f.getBoundingClientRect().width),
                          live: f.view.dataset.state,
                          head: !!(s && s.bones && s.bones.head && s.bones.head[1] > 1.3)}}; }})()""")
